@@ -1,0 +1,37 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let settings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+  name: "HTTPSessionKit",
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+  products: [
+    .library(name: "HTTPSessionKit", targets: ["HTTPSessionKit"]),
+    .library(name: "HTTPSessionMocks", targets: ["HTTPSessionMocks"]),
+    .library(name: "SampleClient", targets: ["SampleClient"]),
+    .executable(name: "sample-client", targets: ["sample-client"]),
+  ],
+  targets: [
+    .target(name: "HTTPSessionKit", swiftSettings: settings),
+    .target(name: "HTTPSessionMocks", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
+    .target(
+      name: "SampleClient", dependencies: ["HTTPSessionKit"], path: "SampleClient/SampleClient",
+      swiftSettings: settings),
+    .executableTarget(
+      name: "sample-client", dependencies: ["SampleClient", "HTTPSessionMocks"],
+      path: "SampleClient/sample-client", swiftSettings: settings),
+    .testTarget(
+      name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
+    .testTarget(
+      name: "HTTPSessionMocksTests", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
+      swiftSettings: settings),
+    .testTarget(
+      name: "SampleClientTests", dependencies: ["SampleClient", "HTTPSessionMocks"],
+      swiftSettings: settings),
+  ],
+  swiftLanguageModes: [.v6]
+)

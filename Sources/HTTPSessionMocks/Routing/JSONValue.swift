@@ -1,0 +1,76 @@
+import Foundation
+
+/// A JSON document as a value, so that two documents compare equal whatever their key order
+/// and white space.
+enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
+  case null
+  case bool(Bool)
+  case integer(Int64)
+  case double(Double)
+  case string(String)
+  case array([JSONValue])
+  case object([String: JSONValue])
+
+  /// Parses `data`, or throws `DecodingError` when it is not JSON.
+  init(parsing data: Data) throws {
+    self = try JSONDecoder().decode(JSONValue.self, from: data)
+  }
+
+  /// Encodes `value` with a plain `JSONEncoder` and parses the result.
+  init(encoding value: some Encodable) throws {
+    try self.init(parsing: JSONEncoder().encode(value))
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      self = .integer(value)
+    } else if let value = try? container.decode(Double.self) {
+      self = .double(value)
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([JSONValue].self) {
+      self = .array(value)
+    } else {
+      self = .object(try container.decode([String: JSONValue].self))
+    }
+  }
+
+  static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): return true
+    case (.bool(let a), .bool(let b)): return a == b
+    case (.integer(let a), .integer(let b)): return a == b
+    case (.integer(let a), .double(let b)): return Double(a) == b
+    case (.double(let a), .integer(let b)): return a == Double(b)
+    case (.double(let a), .double(let b)): return a == b
+    case (.string(let a), .string(let b)): return a == b
+    case (.array(let a), .array(let b)): return a == b
+    case (.object(let a), .object(let b)): return a == b
+    default: return false
+    }
+  }
+
+  /// Compact JSON with sorted keys, for messages.
+  var description: String {
+    switch self {
+    case .null: return "null"
+    case .bool(let value): return String(value)
+    case .integer(let value): return String(value)
+    case .double(let value): return String(value)
+    case .string(let value):
+      let escaped = value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+      return "\"\(escaped)\""
+    case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
+    case .object(let members):
+      let body = members.sorted { $0.key < $1.key }.map {
+        "\(JSONValue.string($0.key)):\($0.value)"
+      }
+      return "{" + body.joined(separator: ",") + "}"
+    }
+  }
+}

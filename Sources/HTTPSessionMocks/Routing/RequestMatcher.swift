@@ -1,0 +1,361 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Describes which requests a stub answers or a verification counts.
+///
+/// Build one from a static factory and refine it:
+///
+/// ```swift
+/// mock.stub(.get("/users/{login}"), with: .json(user))
+/// mock.stub(.post("https://api.example.com/repos/{owner}/{repo}/issues"), with: .status(201))
+/// mock.stub(.get("/search?q=swift"), with: .text("found"))
+/// mock.stub(.post("/items").header("Authorization", "Bearer t").jsonBody(item), with: .status(201))
+/// mock.verify(.get("/users/octocat") && !.header("Cookie"), called: .once)
+/// ```
+///
+/// A pattern is a path (`/users/{login}`, which matches any scheme and host) or an absolute URL
+/// (`https://api.example.com/users/{login}`, bound to that scheme and host). `{name}` matches the
+/// text of one path segment, and may stand between a literal prefix and suffix
+/// (`/files/{name}.json`); its value is passed to dynamic responses. A query in the pattern lists
+/// items that must be present (the request may have more). Paths compare percent-decoded and
+/// exactly: a trailing slash matters, and the near-miss report points it out.
+///
+/// A malformed pattern (`/users/{login`, `{}`, `//`, a bad regular expression) never matches
+/// anything, and the double reports it as a test failure where it is used; ``problems`` lists it.
+public struct RequestMatcher: Sendable, CustomStringConvertible {
+  indirect enum Node: Sendable {
+    case any
+    case method(String)
+    case pattern(URLPattern)
+    case regex(String, NSRegularExpression)
+    case predicate(String, @Sendable (URLRequest) -> Bool)
+    case query([(name: String, value: String?)])
+    case header(String, String?)
+    case body(Data)
+    case jsonBody(JSONValue)
+    case all([Node])
+    case either(Node, Node)
+    case not(Node)
+    case invalid(String)
+  }
+
+  let node: Node
+
+  /// What this matcher accepts, such as `GET /users/{login}`.
+  public let description: String
+
+  init(_ node: Node, description: String) {
+    self.node = node
+    self.description = description
+  }
+
+  /// A matcher from your own test: `description` names it in reports.
+  ///
+  /// ```swift
+  /// let hasTraceID = RequestMatcher("has a trace id") { $0.value(forHTTPHeaderField: "X-Trace") != nil }
+  /// mock.verify(.get("/users/octocat") && hasTraceID)
+  /// ```
+  public init(_ description: String, _ predicate: @escaping @Sendable (URLRequest) -> Bool) {
+    self.init(.predicate(description, predicate), description: description)
+  }
+
+  /// What is wrong with the patterns in this matcher; empty when it is well formed.
+  public var problems: [String] {
+    var found: [String] = []
+    func visit(_ node: Node) {
+      switch node {
+      case .invalid(let message): found.append(message)
+      case .all(let nodes): nodes.forEach(visit)
+      case .either(let a, let b):
+        visit(a)
+        visit(b)
+      case .not(let inner): visit(inner)
+      default: break
+      }
+    }
+    visit(node)
+    return found
+  }
+
+  // MARK: - Factories
+
+  /// Every request.
+  public static var any: RequestMatcher { RequestMatcher(.any, description: "any request") }
+
+  /// `GET` requests whose URL fits `pattern`.
+  public static func get(_ pattern: String) -> RequestMatcher { method("GET", pattern) }
+  /// `POST` requests whose URL fits `pattern`.
+  public static func post(_ pattern: String) -> RequestMatcher { method("POST", pattern) }
+  /// `PUT` requests whose URL fits `pattern`.
+  public static func put(_ pattern: String) -> RequestMatcher { method("PUT", pattern) }
+  /// `PATCH` requests whose URL fits `pattern`.
+  public static func patch(_ pattern: String) -> RequestMatcher { method("PATCH", pattern) }
+  /// `DELETE` requests whose URL fits `pattern`.
+  public static func delete(_ pattern: String) -> RequestMatcher { method("DELETE", pattern) }
+  /// `HEAD` requests whose URL fits `pattern`.
+  public static func head(_ pattern: String) -> RequestMatcher { method("HEAD", pattern) }
+
+  /// Requests with the HTTP method `method` (compared case-insensitively) whose URL fits
+  /// `pattern`.
+  public static func method(_ method: String, _ pattern: String) -> RequestMatcher {
+    let name = method.uppercased()
+    let url = url(pattern)
+    return RequestMatcher(.all([.method(name), url.node]), description: "\(name) \(pattern)")
+  }
+
+  /// Requests of any method whose URL fits `pattern`.
+  public static func url(_ pattern: String) -> RequestMatcher {
+    do {
+      return RequestMatcher(.pattern(try URLPattern(parsing: pattern)), description: pattern)
+    } catch {
+      return RequestMatcher(
+        .invalid("The pattern \"\(pattern)\" is malformed: \(error.reason)."),
+        description: pattern)
+    }
+  }
+
+  /// Requests whose absolute URL string contains a match for the regular expression `pattern`.
+  ///
+  /// Anchor it (`^https://api\.example\.com/v[0-9]+/`) to match the whole URL.
+  public static func regex(_ pattern: String) -> RequestMatcher {
+    let description = "URL ~ /\(pattern)/"
+    do {
+      return RequestMatcher(
+        .regex(pattern, try NSRegularExpression(pattern: pattern)), description: description)
+    } catch {
+      return RequestMatcher(
+        .invalid("The regular expression /\(pattern)/ is invalid: \(error.localizedDescription)."),
+        description: description)
+    }
+  }
+
+  /// Requests whose query contains these items; a `nil` value accepts any value.
+  public static func query(_ items: [String: String?]) -> RequestMatcher {
+    let sorted = items.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+    let text = sorted.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }
+    return RequestMatcher(.query(sorted), description: "query \(text.joined(separator: "&"))")
+  }
+
+  /// Requests with the header `name` (any case), and with exactly `value` if it is given.
+  public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
+    RequestMatcher(
+      .header(name, value), description: "header \(name)" + (value.map { ": \($0)" } ?? ""))
+  }
+
+  /// Requests whose body is exactly `data`.
+  public static func body(_ data: Data) -> RequestMatcher {
+    RequestMatcher(.body(data), description: "body \(BodyText(data))")
+  }
+
+  /// Requests whose body is JSON equal to `value` encoded with `JSONEncoder`, ignoring key order
+  /// and white space.
+  public static func jsonBody(_ value: some Encodable & Sendable) -> RequestMatcher {
+    do {
+      let json = try JSONValue(encoding: value)
+      return RequestMatcher(.jsonBody(json), description: "JSON body \(json)")
+    } catch {
+      return RequestMatcher(
+        .invalid("The value given to jsonBody(_:) cannot be encoded as JSON: \(error)."),
+        description: "JSON body (unencodable \(type(of: value)))")
+    }
+  }
+
+  // MARK: - Refinements
+
+  /// This matcher, and the query must contain these items (`nil`: any value).
+  public func query(_ items: [String: String?]) -> RequestMatcher { self && .query(items) }
+
+  /// This matcher, and the request must have header `name`, with `value` if it is given.
+  public func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
+    self && .header(name, value)
+  }
+
+  /// This matcher, and the body must be exactly `data`.
+  public func body(_ data: Data) -> RequestMatcher { self && .body(data) }
+
+  /// This matcher, and the body must be JSON equal to `value`.
+  public func jsonBody(_ value: some Encodable & Sendable) -> RequestMatcher {
+    self && .jsonBody(value)
+  }
+
+  // MARK: - Combinators
+
+  /// Requests that both matchers accept.
+  public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+    var nodes: [Node] = []
+    for side in [lhs.node, rhs.node] {
+      if case .all(let inner) = side { nodes += inner } else { nodes.append(side) }
+    }
+    return RequestMatcher(.all(nodes), description: "\(lhs.description) \(rhs.description)")
+  }
+
+  /// Requests that either matcher accepts.
+  public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+    RequestMatcher(
+      .either(lhs.node, rhs.node), description: "(\(lhs.description) or \(rhs.description))")
+  }
+
+  /// Requests that the matcher rejects.
+  public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
+    RequestMatcher(.not(matcher.node), description: "not (\(matcher.description))")
+  }
+
+  // MARK: - Matching
+
+  /// Whether `request` matches.
+  public func matches(_ request: URLRequest) -> Bool {
+    evaluate(RequestFacts(request)).matched
+  }
+
+  /// The outcome of comparing one request with one matcher.
+  struct Evaluation {
+    /// What differed, each a short phrase such as `method: expected GET, got POST`.
+    var mismatches: [String] = []
+    /// Values of `{name}` parameters, when the pattern matched.
+    var parameters: [String: String] = [:]
+    /// How far the request is from matching; 0 when it matches.
+    var distance: Double = 0
+
+    var matched: Bool { mismatches.isEmpty }
+
+    mutating func miss(_ text: String, weight: Double = 1) {
+      mismatches.append(text)
+      distance += weight
+    }
+  }
+
+  func evaluate(_ facts: RequestFacts) -> Evaluation {
+    var result = Evaluation()
+    Self.evaluate(node, facts, into: &result)
+    return result
+  }
+
+  private static func evaluate(_ node: Node, _ facts: RequestFacts, into result: inout Evaluation) {
+    switch node {
+    case .any:
+      return
+    case .method(let method):
+      if facts.method != method { result.miss("method: expected \(method), got \(facts.method)") }
+    case .pattern(let pattern):
+      PatternComparison.compare(pattern, facts, into: &result)
+    case .regex(let source, let regex):
+      let text = facts.url?.absoluteString ?? ""
+      let range = NSRange(text.startIndex..., in: text)
+      if regex.firstMatch(in: text, range: range) == nil {
+        result.miss("URL: \(text) does not match /\(source)/", weight: 2)
+      }
+    case .predicate(let description, let predicate):
+      if !predicate(facts.request) { result.miss("\(description): not satisfied") }
+    case .query(let items):
+      PatternComparison.compareQuery(items, facts, into: &result)
+    case .header(let name, let value):
+      switch (facts.header(name), value) {
+      case (nil, _): result.miss("header \(name): missing")
+      case (let actual?, let expected?) where actual != expected:
+        result.miss("header \(name): expected \"\(expected)\", got \"\(actual)\"")
+      default: break
+      }
+    case .body(let expected):
+      let actual = facts.request.httpBody ?? Data()
+      if actual != expected {
+        result.miss("body: expected \(BodyText(expected)), got \(BodyText(actual))")
+      }
+    case .jsonBody(let expected):
+      guard let data = facts.request.httpBody, !data.isEmpty else {
+        result.miss("body: expected JSON \(expected), got no body")
+        return
+      }
+      guard let actual = try? JSONValue(parsing: data) else {
+        result.miss(
+          "body: expected JSON \(expected), got a body that is not JSON: \(BodyText(data))")
+        return
+      }
+      if actual != expected { result.miss("body: expected JSON \(expected), got \(actual)") }
+    case .all(let nodes):
+      for inner in nodes { evaluate(inner, facts, into: &result) }
+    case .either(let a, let b):
+      var left = Evaluation()
+      evaluate(a, facts, into: &left)
+      if left.matched {
+        result.parameters.merge(left.parameters) { $1 }
+        return
+      }
+      var right = Evaluation()
+      evaluate(b, facts, into: &right)
+      let best = right.matched || right.distance < left.distance ? right : left
+      result.parameters.merge(best.parameters) { $1 }
+      for mismatch in best.mismatches { result.miss(mismatch, weight: 0) }
+      result.distance += best.distance
+    case .not(let inner):
+      var innerResult = Evaluation()
+      evaluate(inner, facts, into: &innerResult)
+      if innerResult.matched { result.miss("matched what it should not: \(Self.describe(inner))") }
+    case .invalid(let message):
+      result.miss(message, weight: 100)
+    }
+  }
+
+  private static func describe(_ node: Node) -> String {
+    switch node {
+    case .any: return "any request"
+    case .method(let method): return method
+    case .pattern(let pattern): return pattern.source
+    case .regex(let source, _): return "/\(source)/"
+    case .predicate(let description, _): return description
+    case .query(let items):
+      return "query " + items.map { "\($0.name)=\($0.value ?? "*")" }.joined(separator: "&")
+    case .header(let name, let value): return "header \(name)" + (value.map { ": \($0)" } ?? "")
+    case .body(let data): return "body \(BodyText(data))"
+    case .jsonBody(let json): return "JSON body \(json)"
+    case .all(let nodes): return nodes.map(describe).joined(separator: " ")
+    case .either(let a, let b): return "(\(describe(a)) or \(describe(b)))"
+    case .not(let inner): return "not (\(describe(inner)))"
+    case .invalid(let message): return message
+    }
+  }
+
+  /// The method and path pattern every matching request must have, for the router's index.
+  var indexKey: (method: String?, pattern: URLPattern)? {
+    switch node {
+    case .pattern(let pattern): return (nil, pattern)
+    case .all(let nodes):
+      var method: String?
+      var pattern: URLPattern?
+      for inner in nodes {
+        switch inner {
+        case .method(let name):
+          if method != nil && method != name { return nil }
+          method = name
+        case .pattern(let found):
+          if pattern != nil { return nil }
+          pattern = found
+        default: continue
+        }
+      }
+      return pattern.map { (method, $0) }
+    default: return nil
+    }
+  }
+}
+
+/// A body as it appears in messages: short text quoted, anything else by size.
+struct BodyText: CustomStringConvertible {
+  let data: Data
+  init(_ data: Data) { self.data = data }
+
+  var description: String {
+    if data.isEmpty { return "(empty)" }
+    if data.count <= 200, let text = String(data: data, encoding: .utf8),
+      !text.contains(where: { $0.isNewline && $0 != "\n" })
+    {
+      return "\"\(text)\""
+    }
+    if let text = String(data: data.prefix(120), encoding: .utf8) {
+      return "\"\(text)…\" (\(data.count) bytes)"
+    }
+    return "\(data.count) bytes of binary data"
+  }
+}

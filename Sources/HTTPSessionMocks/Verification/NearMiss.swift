@@ -1,0 +1,87 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Builds the "what differed" parts of failure messages.
+enum NearMiss {
+  /// How many near misses a report lists before it summarises the rest.
+  static let limit = 10
+
+  /// Every request, numbered, with the headers and body that help tell them apart.
+  static func numberedList(_ requests: [URLRequest]) -> String {
+    requests.enumerated().map { "  \($0.offset + 1). \(describe($0.element))" }.joined(
+      separator: "\n") + "\n"
+  }
+
+  /// A request as reports show it: method, URL, headers, body.
+  static func describe(_ request: URLRequest) -> String {
+    var text = request.summary
+    let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+    if !headers.isEmpty {
+      text +=
+        "\n       headers: " + headers.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+    }
+    if let body = request.httpBody, !body.isEmpty {
+      text += "\n       body: \(BodyText(body))"
+    }
+    return text
+  }
+
+  /// The recorded requests compared with `matcher`: those that match, then the others closest
+  /// first, each with what differed.
+  static func requestReport(_ requests: [URLRequest], against matcher: RequestMatcher) -> String {
+    if requests.isEmpty { return "No requests were sent.\n" }
+    let evaluated = requests.enumerated().map {
+      (index: $0.offset, request: $0.element, result: matcher.evaluate(RequestFacts($0.element)))
+    }
+    var text = ""
+    let matching = evaluated.filter(\.result.matched)
+    if !matching.isEmpty {
+      text += "Matching requests:\n"
+      for entry in matching { text += "  \(entry.index + 1). \(describe(entry.request))\n" }
+    }
+    let others = evaluated.filter { !$0.result.matched }.sorted {
+      ($0.result.distance, $0.index) < ($1.result.distance, $1.index)
+    }
+    if !others.isEmpty {
+      text +=
+        matching.isEmpty ? "Sent requests, closest first:\n" : "Other requests, closest first:\n"
+      for entry in others.prefix(limit) {
+        text += "  \(entry.index + 1). \(describe(entry.request))\n"
+        for mismatch in entry.result.mismatches { text += "       - \(mismatch)\n" }
+      }
+      if others.count > limit { text += "  … and \(others.count - limit) more\n" }
+    }
+    return text
+  }
+
+  /// The report for a request that no stub matched: the request, then the closest stubs.
+  static func unmatchedReport(
+    _ request: URLRequest, _ stubs: [(definition: StubRouter.Definition, reasons: [String])]
+  ) -> String {
+    var text = "No stub matches \(describe(request))\n"
+    text += "The code under test received URLError(.resourceUnavailable).\n"
+    if stubs.isEmpty {
+      text += "The mock has no stubs. Add one with mock.stub(_:with:), for example:\n"
+      text +=
+        "  mock.stub(.\((request.httpMethod ?? "GET").lowercased())(\"\(RequestFacts(request).path)\"), with: .status(200))\n"
+      return text
+    }
+    text += "Closest stubs:\n"
+    for (number, stub) in stubs.prefix(limit).enumerated() {
+      text +=
+        "  \(number + 1). \(stub.definition.matcher) (registered at \(stub.definition.site))\n"
+      for reason in stub.reasons { text += "       - \(reason)\n" }
+    }
+    if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }
+    return text
+  }
+
+  /// A short list of what was sent, for reports about stubs.
+  static func sentSummary(_ requests: [URLRequest]) -> String {
+    if requests.isEmpty { return "No requests were sent.\n" }
+    return "Sent requests:\n" + numberedList(requests)
+  }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPSessionKit
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A double that records what it sees: ``URLSessionMock`` and ``SpySession``.
+///
+/// Its queries and verifications are the same code for both, over their ``journal``:
+///
+/// ```swift
+/// mock.verify(.get("/users/octocat"), called: .once)
+/// spy.verifyInOrder([.post("/login"), .get("/me")])
+/// let sent = mock.requests(matching: .get("/users/{login}"))
+/// try await mock.waitForRequests(count: 2)
+/// ```
+///
+/// Every verification reports a failure at the caller's line in whichever test framework runs
+/// (Swift Testing or XCTest), and returns whether it passed.
+public protocol RecordingSession: HTTPSession {
+  /// What the double saw: requests, the call log, unmatched requests.
+  var journal: RequestJournal { get }
+}
+
+extension RecordingSession {
+  /// The requests sent, in the order their tasks were resumed, bodies included.
+  ///
+  /// A task that was created but never resumed sent nothing and is not here; see ``events``.
+  public var requests: [URLRequest] { journal.requests }
+
+  /// The whole call log: every task's creation, resume, cancellation and completion.
+  public var events: [SessionEvent] { journal.events }
+
+  /// The sent requests that `matcher` accepts, in order.
+  public func requests(matching matcher: RequestMatcher) -> [URLRequest] {
+    journal.requests(matching: matcher)
+  }
+
+  /// Checks how many sent requests match `matcher` (default: exactly once).
+  ///
+  /// On failure the report lists every sent request, the matching ones first and then the
+  /// others closest first, each with what differed.
+  @discardableResult
+  public func verify(
+    _ matcher: RequestMatcher, called count: CallCount = .once, fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) -> Bool {
+    journal.verify(
+      matcher, called: count, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Checks that requests matching `matchers` were sent in this relative order; other requests
+  /// may come between them.
+  @discardableResult
+  public func verifyInOrder(
+    _ matchers: [RequestMatcher], fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) -> Bool {
+    journal.verifyInOrder(matchers, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Checks that every task created was resumed or cancelled: a forgotten `resume()` fails.
+  @discardableResult
+  public func verifyAllTasksResumed(
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) -> Bool {
+    journal.verifyAllTasksResumed(fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Suspends until at least `count` requests have been sent.
+  ///
+  /// This is the hand-shake with code that sends requests from its own Swift tasks: no polling,
+  /// no sleeps. If `timeout` of real time passes first, the wait is reported as a test failure
+  /// at the caller's line and throws ``WaitTimeoutError``; cancelling the waiting task throws
+  /// `CancellationError`.
+  ///
+  /// ```swift
+  /// let load = Task { await viewModel.load() }
+  /// try await mock.waitForRequests(count: 1)
+  /// ```
+  public func waitForRequests(
+    count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async throws {
+    try await journal.waitForRequests(
+      count: count, timeout: timeout, fileID: fileID, filePath: filePath, line: line,
+      column: column)
+  }
+}
