@@ -26,9 +26,12 @@ let package = Package(
       path: "SampleClient/sample-client", swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
+    .executableTarget(
+      name: "benchmarks", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
+      path: "Benchmarks", swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
-      swiftSettings: settings),
+      resources: [.copy("Fixtures")], swiftSettings: settings),
     .testTarget(
       name: "SampleClientTests", dependencies: ["SampleClient", "HTTPSessionMocks"],
       swiftSettings: settings),

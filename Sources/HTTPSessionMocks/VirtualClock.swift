@@ -224,8 +224,8 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   /// await clock.advance(by: .seconds(1))
   /// ```
   ///
-  /// - Parameter timeout: Real time to wait before the wait is reported as a test failure and
-  ///   throws ``WaitTimeoutError``.
+  /// If `timeout` of real time passes first, the wait is reported as a test failure at the
+  /// caller's line and throws ``WaitTimeoutError``.
   public func waitForSleepers(
     count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column

@@ -5,7 +5,7 @@ import HTTPSessionKit
   import FoundationNetworking
 #endif
 
-/// An ``HTTPSession`` that records every call, and either forwards it to another session or
+/// An `HTTPSession` that records every call, and either forwards it to another session or
 /// holds it until the test answers.
 ///
 /// **Forwarding.** `SpySession(wrapping:)` passes every task to the session it wraps (a real

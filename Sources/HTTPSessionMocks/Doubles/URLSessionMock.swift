@@ -5,7 +5,7 @@ import HTTPSessionKit
   import FoundationNetworking
 #endif
 
-/// An ``HTTPSession`` that answers from stubs, instantly or on a clock, and records everything.
+/// An `HTTPSession` that answers from stubs, instantly or on a clock, and records everything.
 ///
 /// The simplest form answers every request the same way, as DHURLSessionStub did:
 ///
@@ -48,8 +48,9 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
 
   /// Creates a mock with no stubs: every request is unmatched until you add some.
   ///
-  /// - Parameter clock: The clock delayed answers wait on; `ContinuousClock` (real time) unless
-  ///   you pass a ``VirtualClock``.
+  /// `clock` is the clock delayed answers wait on: `ContinuousClock` (real time) unless you pass
+  /// a ``VirtualClock``. The source location defaults record the line that made the mock, where
+  /// unmatched requests are reported.
   public init(
     clock: any Clock<Duration> = ContinuousClock(), fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -64,10 +65,13 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
   /// With no error and no response, the answer is status 200 for the request's own URL. With an
   /// error, the response is `nil` unless one is given.
   ///
-  /// - Parameters:
-  ///   - delay: How long after `resume()` the answer arrives, on `clock`. `nil` (or zero)
-  ///     answers synchronously inside `resume()`.
-  ///   - clock: The clock the delay runs on; real time (`ContinuousClock`) if `nil`.
+  /// `delay` is how long after `resume()` the answer arrives, on `clock`; `nil` (or zero)
+  /// answers synchronously inside `resume()`. `clock` is real time (`ContinuousClock`) if `nil`.
+  ///
+  /// ```swift
+  /// let clock = VirtualClock()
+  /// let mock = URLSessionMock(data: body, response: nil, error: nil, delay: .seconds(30), clock: clock)
+  /// ```
   public convenience init(
     data: Data?, response: URLResponse?, error: (any Error)?, delay: Duration? = nil,
     clock: (any Clock<Duration>)? = nil, fileID: StaticString = #fileID,
