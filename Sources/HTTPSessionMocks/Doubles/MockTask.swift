@@ -19,20 +19,13 @@ protocol TaskDriver: AnyObject, Sendable {
 /// `cancel()` after completion does nothing. ``state`` goes `suspended` → `running` →
 /// `completed`, passing through `canceling` on cancel. The handler is released once it has run.
 public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConvertible {
-  // @unchecked Sendable: mutable fields live in `guarded`, behind its lock; the rest is `let`.
+  // @unchecked Sendable: the `var`s below are read and written only while holding the lock of
+  // `journal` (one lock per double, so that a transition and its record are one region); the
+  // rest is `let`.
 
   enum Handler {
     case data(@Sendable (Data?, URLResponse?, (any Error)?) -> Void)
     case download(keepsFile: Bool, @Sendable (URL?, URLResponse?, (any Error)?) -> Void)
-  }
-
-  private struct Guarded {
-    var state: URLSessionTask.State = .suspended
-    var handler: Handler?
-    var response: URLResponse?
-    var error: (any Error)?
-    /// Undoes a scheduled delivery (a clock entry, a timer task, a forwarded task).
-    var cancelPending: (@Sendable () -> Void)?
   }
 
   /// A number that identifies the task within the double that made it, from 1.
@@ -44,7 +37,13 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   let kind: SessionEvent.TaskKind
   let journal: RequestJournal
   private weak var driver: (any TaskDriver)?
-  private let guarded: Locked<Guarded>
+
+  private var lockedState: URLSessionTask.State = .suspended
+  private var lockedHandler: Handler?
+  private var lockedResponse: URLResponse?
+  private var lockedError: (any Error)?
+  /// Undoes a scheduled delivery (a clock entry, a timer task, a forwarded task).
+  private var lockedCancelPending: (@Sendable () -> Void)?
 
   init(
     request: URLRequest, kind: SessionEvent.TaskKind, handler: Handler, journal: RequestJournal,
@@ -54,18 +53,18 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
     self.kind = kind
     self.journal = journal
     self.driver = driver
-    self.guarded = Locked(Guarded(handler: handler))
-    self.taskIdentifier = journal.recordCreated(request, kind: kind)
+    self.lockedHandler = handler
+    self.taskIdentifier = journal.withLock { $0.recordCreated(request, kind: kind) }
   }
 
   /// Where the task is in its life.
-  public var state: URLSessionTask.State { guarded.withLock { $0.state } }
+  public var state: URLSessionTask.State { journal.withLock { _ in lockedState } }
 
   /// The response the handler received, once it has run.
-  public var response: URLResponse? { guarded.withLock { $0.response } }
+  public var response: URLResponse? { journal.withLock { _ in lockedResponse } }
 
   /// The error the handler received, once it has run.
-  public var error: (any Error)? { guarded.withLock { $0.error } }
+  public var error: (any Error)? { journal.withLock { _ in lockedError } }
 
   /// `#1 GET https://example.com/a (running)`.
   public var description: String {
@@ -75,30 +74,30 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Sends the request, or does nothing if the task has already started, finished or been
   /// cancelled.
   public func resume() {
-    let started = guarded.withLock { guarded -> Bool in
-      guard guarded.state == .suspended else { return false }
-      guarded.state = .running
-      return true
+    let waiters = journal.withLock { journal -> [CheckedContinuation<Void, any Error>]? in
+      guard lockedState == .suspended else { return nil }
+      lockedState = .running
+      return journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
     }
-    guard started else { return }
-    journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
+    guard let waiters else { return }
+    for waiter in waiters { waiter.resume() }
     if let driver {
       driver.taskDidResume(self)
     } else {
-      finish(data: nil, response: nil, error: URLError(.cancelled, for: originalRequest))
+      finishCancelled()
     }
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.
   public func cancel() {
-    let pending = guarded.withLock { guarded -> (@Sendable () -> Void)?? in
-      guard guarded.state == .suspended || guarded.state == .running else { return .none }
-      guarded.state = .canceling
-      defer { guarded.cancelPending = nil }
-      return .some(guarded.cancelPending)
+    let pending = journal.withLock { journal -> (@Sendable () -> Void)?? in
+      guard lockedState == .suspended || lockedState == .running else { return .none }
+      lockedState = .canceling
+      journal.recordCancelled(originalRequest, taskIdentifier: taskIdentifier)
+      defer { lockedCancelPending = nil }
+      return .some(lockedCancelPending)
     }
     guard let pending else { return }
-    journal.recordCancelled(originalRequest, taskIdentifier: taskIdentifier)
     pending?()
     if let driver {
       driver.taskDidCancel(self)
@@ -114,9 +113,9 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   /// Stores what undoes the pending delivery; runs it at once if the task was already cancelled.
   func setCancelPending(_ undo: @escaping @Sendable () -> Void) {
-    let runNow = guarded.withLock { guarded -> Bool in
-      guard guarded.state == .running else { return true }
-      guarded.cancelPending = undo
+    let runNow = journal.withLock { _ -> Bool in
+      guard lockedState == .running else { return true }
+      lockedCancelPending = undo
       return false
     }
     if runNow { undo() }
@@ -169,20 +168,17 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   }
 
   private func takeHandler(response: URLResponse?, error: (any Error)?) -> Handler? {
-    let handler = guarded.withLock { guarded -> Handler? in
-      guard let handler = guarded.handler else { return nil }
-      guarded.handler = nil
-      guarded.cancelPending = nil
-      guarded.state = .completed
-      guarded.response = response
-      guarded.error = error
-      return handler
-    }
-    if handler != nil {
+    journal.withLock { journal -> Handler? in
+      guard let handler = lockedHandler else { return nil }
+      lockedHandler = nil
+      lockedCancelPending = nil
+      lockedState = .completed
+      lockedResponse = response
+      lockedError = error
       journal.recordCompleted(
         originalRequest, taskIdentifier: taskIdentifier, response: response, error: error)
+      return handler
     }
-    return handler
   }
 
   static func name(of state: URLSessionTask.State) -> String {

@@ -58,6 +58,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     self.clock = clock
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     self.journal = RequestJournal(reporter: FailureReporter())
+    MockVerificationScope.current?.register(self)
   }
 
   /// Creates a mock that gives every request this answer, in DHURLSessionStub's form.
@@ -239,7 +240,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
   public func removeAllStubs() {
     router.state.withLock { state in
       state.table = StubRouter.Table()
-      state.usage = [:]
+      state.usage = StubSlots()
     }
   }
 
@@ -274,16 +275,21 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
+    guard let message = unusedStubsMessage() else { return true }
+    journal.reporter.fail(
+      message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    return false
+  }
+
+  /// The report of stubs that never answered, or `nil` when every stub answered.
+  func unusedStubsMessage() -> String? {
     let unused = router.unusedDefinitions()
-    guard !unused.isEmpty else { return true }
+    guard !unused.isEmpty else { return nil }
     var message = "\(unused.count) stub(s) never answered a request:\n"
     for definition in unused {
       message += "  - \(definition.matcher) (registered at \(definition.site))\n"
     }
-    message += NearMiss.sentSummary(journal.requests)
-    journal.reporter.fail(
-      message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-    return false
+    return message + NearMiss.sentSummary(journal.requests)
   }
 
   /// Checks that every request was answered by a stub, and reports those that were not.
@@ -417,8 +423,13 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
 
   private func handleUnmatched(_ task: MockTask) {
     let request = task.originalRequest
-    journal.recordUnmatched(request)
-    switch unmatchedRequestPolicy.kind {
+    let policy = unmatchedRequestPolicy.kind
+    if case .fail = policy {
+      journal.recordUnmatched(request, reported: true)
+    } else {
+      journal.recordUnmatched(request, reported: false)
+    }
+    switch policy {
     case .fail:
       let message = NearMiss.unmatchedReport(request, router.nearMisses(for: request))
       journal.reporter.fail(message, at: site)

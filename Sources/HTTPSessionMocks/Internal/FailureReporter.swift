@@ -35,12 +35,15 @@ struct FailureReporter: Sendable {
         Issue.record(
           Comment(rawValue: message),
           sourceLocation: SourceLocation(
-            fileID: String(describing: site.fileID), filePath: String(describing: site.filePath),
-            line: Int(site.line), column: Int(site.column)))
+            fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
       #endif
     case .xcTest:
       #if canImport(XCTest)
-        XCTFail(message, file: site.filePath, line: site.line)
+        if let file = site.staticFilePath {
+          XCTFail(message, file: file, line: UInt(site.line))
+        } else {
+          XCTFail("\(site): \(message)")
+        }
       #endif
     case .none:
       FileHandle.standardError.write(Data("\(site): error: \(message)\n".utf8))

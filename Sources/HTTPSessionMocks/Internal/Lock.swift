@@ -1,21 +1,73 @@
-import Foundation
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Bionic)
+  import Bionic
+#endif
 
 /// A mutual-exclusion lock around one value, for the doubles' `State` structs.
 ///
-/// `Synchronization.Mutex` needs macOS 15 / iOS 18; this package supports macOS 13 / iOS 16,
-/// so it wraps `NSLock`. Never call user code or resume a continuation inside `withLock`.
-final class Locked<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is only read or written while `lock` is held.
-  private let lock = NSLock()
-  private var value: Value
+/// `Synchronization.Mutex` needs macOS 15 / iOS 18 and this package supports macOS 13 / iOS 16,
+/// so the lock is `os_unfair_lock` on Apple platforms and a `pthread_mutex_t` elsewhere, kept in
+/// one allocation with the value (as swift-nio's `NIOLockedValueBox` does). Never call user code
+/// or resume a continuation inside `withLock`.
+struct Locked<Value>: @unchecked Sendable {
+  // @unchecked Sendable: the value is only reached through `withLock`, under the lock.
+  private let storage: LockStorage<Value>
 
   init(_ value: Value) {
-    self.value = value
+    storage = LockStorage.make(value)
   }
 
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
+    try storage.withLock(body)
+  }
+}
+
+#if canImport(Darwin)
+  typealias LockPrimitive = os_unfair_lock
+#else
+  typealias LockPrimitive = pthread_mutex_t
+#endif
+
+final class LockStorage<Value>: ManagedBuffer<Value, LockPrimitive> {
+  static func make(_ value: Value) -> LockStorage<Value> {
+    let buffer = create(minimumCapacity: 1) { _ in value }
+    let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
+    storage.withUnsafeMutablePointerToElements { lock in
+      #if canImport(Darwin)
+        lock.initialize(to: os_unfair_lock())
+      #else
+        lock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(lock, nil)
+      #endif
+    }
+    return storage
+  }
+
+  deinit {
+    // ManagedBuffer destroys the header (the value) itself; the lock is ours to destroy.
+    withUnsafeMutablePointerToElements { lock in
+      #if !canImport(Darwin)
+        pthread_mutex_destroy(lock)
+      #endif
+      lock.deinitialize(count: 1)
+    }
+  }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try withUnsafeMutablePointers { value, lock in
+      #if canImport(Darwin)
+        os_unfair_lock_lock(lock)
+        defer { os_unfair_lock_unlock(lock) }
+      #else
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+      #endif
+      return try body(&value.pointee)
+    }
   }
 }

@@ -35,11 +35,19 @@ enum PatternComparison {
   }
 
   /// The text between `prefix` and `suffix` in `segment`, if it has both and something between.
+  /// Compares UTF-8 bytes: both sides are percent-decoded the same way, and this runs for every
+  /// parameter segment of every routed request.
   static func capture(_ segment: String, prefix: String, suffix: String) -> String? {
-    guard segment.count > prefix.count + suffix.count, segment.hasPrefix(prefix),
-      segment.hasSuffix(suffix)
+    if prefix.isEmpty && suffix.isEmpty { return segment.isEmpty ? nil : segment }
+    let bytes = segment.utf8
+    let prefixCount = prefix.utf8.count
+    let suffixCount = suffix.utf8.count
+    guard bytes.count > prefixCount + suffixCount, bytes.starts(with: prefix.utf8),
+      bytes.suffix(suffixCount).elementsEqual(suffix.utf8)
     else { return nil }
-    return String(segment.dropFirst(prefix.count).dropLast(suffix.count))
+    let start = bytes.index(bytes.startIndex, offsetBy: prefixCount)
+    let end = bytes.index(bytes.endIndex, offsetBy: -suffixCount)
+    return String(segment[start..<end])
   }
 
   private static func comparePath(

@@ -4,48 +4,46 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The parts of a request that matchers compare, parsed once per request.
+/// The parts of a request that matchers compare. The method and path segments, which routing
+/// needs for every request, are parsed once; the rest is read when a matcher asks.
 struct RequestFacts {
   let request: URLRequest
   let method: String
   let url: URL?
-  let scheme: String?
-  let host: String?
-  let port: Int?
   /// Percent-decoded path segments; the root path is one empty segment.
   let segments: [String]
-  /// Percent-decoded query items, in order.
-  let queryItems: [(name: String, value: String?)]
 
   init(_ request: URLRequest) {
     self.request = request
-    method = (request.httpMethod ?? "GET").uppercased()
+    method = Self.normalizedMethod(request.httpMethod)
     url = request.url
     guard let url = request.url else {
-      scheme = nil
-      host = nil
-      port = nil
       segments = [""]
-      queryItems = []
       return
     }
-    scheme = url.scheme?.lowercased()
-    host = url.host?.lowercased()
-    port = url.port
     let path = url.path(percentEncoded: true)
-    let parts =
-      path.isEmpty ? [""] : path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-    segments = parts.map { URLPattern.decode($0) }
-    if let query = url.query(percentEncoded: true), !query.isEmpty {
-      queryItems = query.split(separator: "&").map { pair in
-        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        return (
-          URLPattern.decode(parts[0]),
-          parts.count > 1 ? URLPattern.decode(parts[1].replacing("+", with: " ")) : nil
-        )
-      }
+    if path.isEmpty {
+      segments = [""]
     } else {
-      queryItems = []
+      segments = path.utf8.dropFirst().split(
+        separator: UInt8(ascii: "/"), omittingEmptySubsequences: false
+      ).map { URLPattern.decode(Substring($0)) }
+    }
+  }
+
+  var scheme: String? { url?.scheme?.lowercased() }
+  var host: String? { url?.host?.lowercased() }
+  var port: Int? { url?.port }
+
+  /// Percent-decoded query items, in order; `+` reads as a space in values.
+  var queryItems: [(name: String, value: String?)] {
+    guard let query = url?.query(percentEncoded: true), !query.isEmpty else { return [] }
+    return query.split(separator: "&").map { pair in
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      return (
+        URLPattern.decode(parts[0]),
+        parts.count > 1 ? URLPattern.decode(Substring(parts[1].replacing("+", with: " "))) : nil
+      )
     }
   }
 
@@ -54,5 +52,14 @@ struct RequestFacts {
 
   func header(_ name: String) -> String? {
     request.value(forHTTPHeaderField: name)
+  }
+
+  /// The method in upper case, without allocating when it already is (as it almost always is).
+  static func normalizedMethod(_ method: String?) -> String {
+    guard let method else { return "GET" }
+    if method.utf8.allSatisfy({ !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) {
+      return method
+    }
+    return method.uppercased()
   }
 }

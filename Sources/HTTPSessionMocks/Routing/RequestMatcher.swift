@@ -317,6 +317,21 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
   }
 
+  /// Whether evaluating this matcher runs a closure from the test (then routing must not hold
+  /// its lock while it evaluates).
+  var callsUserCode: Bool {
+    func visit(_ node: Node) -> Bool {
+      switch node {
+      case .predicate: return true
+      case .all(let nodes): return nodes.contains(where: visit)
+      case .either(let a, let b): return visit(a) || visit(b)
+      case .not(let inner): return visit(inner)
+      default: return false
+      }
+    }
+    return visit(node)
+  }
+
   /// The method and path pattern every matching request must have, for the router's index.
   var indexKey: (method: String?, pattern: URLPattern)? {
     switch node {

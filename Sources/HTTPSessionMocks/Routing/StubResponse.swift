@@ -30,6 +30,8 @@ public struct StubResponse: Sendable {
   let content: Content
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
+  /// The last response made, reused while requests keep coming for the same URL.
+  private let responseCache = ResponseCache()
 
   init(_ content: Content, delay: Duration? = nil) {
     self.content = content
@@ -160,11 +162,11 @@ public struct StubResponse: Sendable {
   func resolve(for request: URLRequest) -> Resolved {
     switch content {
     case .http(let body, let status, let headers):
-      return .answer(body, Self.httpResponse(for: request, status: status, headers: headers), nil)
+      return .answer(body, cachedResponse(for: request, status: status, headers: headers), nil)
     case .raw(let data, let response, let error):
       if error != nil { return .answer(data, response, error) }
       return .answer(
-        data, response ?? Self.httpResponse(for: request, status: 200, headers: [:]), nil)
+        data, response ?? cachedResponse(for: request, status: 200, headers: [:]), nil)
     case .error(let error):
       return .answer(nil, nil, error)
     case .invalid(let problem):
@@ -177,11 +179,23 @@ public struct StubResponse: Sendable {
     case invalid(String)
   }
 
-  static func httpResponse(for request: URLRequest, status: Int, headers: [String: String])
+  /// The response for `request`'s URL: the cached one when the URL is the same as last time
+  /// (responses are immutable, so sharing one is safe), else a new one.
+  private func cachedResponse(for request: URLRequest, status: Int, headers: [String: String])
     -> HTTPURLResponse?
   {
     let url = request.url ?? URL(fileURLWithPath: "/")
-    return HTTPURLResponse(
+    if let cached = responseCache.last.withLock({ $0 }), cached.url == url {
+      return cached.response
+    }
+    let response = HTTPURLResponse(
       url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+    if let response { responseCache.last.withLock { $0 = (url, response) } }
+    return response
   }
+}
+
+/// The last HTTP response a ``StubResponse`` made, shared by its copies.
+final class ResponseCache: Sendable {
+  let last = Locked<(url: URL, response: HTTPURLResponse)?>(nil)
 }

@@ -15,12 +15,20 @@ final class StubRouter: Sendable {
     case dynamic(@Sendable (URLRequest, [String: String]) -> StubResponse)
   }
 
-  /// What never changes about a stub once registered.
-  struct Definition: Sendable {
+  /// What never changes about a stub once registered (a class, so that routing passes it
+  /// around with one retain instead of copying its fields).
+  final class Definition: Sendable {
     let id: Int
     let matcher: RequestMatcher
     let responder: Responder
     let site: CallSite
+
+    init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
+      self.id = id
+      self.matcher = matcher
+      self.responder = responder
+      self.site = site
+    }
   }
 
   /// What changes as a stub is used and configured.
@@ -41,22 +49,69 @@ final class StubRouter: Sendable {
     }
   }
 
-  /// The stubs, replaced as a whole only when stubs are added or removed, so that routing can
-  /// read a snapshot without holding the lock.
+  /// The stubs. Routing reads it under the lock when no matcher holds user code; otherwise it
+  /// reads a copy (one retain per buffer) and matches outside the lock.
   struct Table: Sendable {
-    var definitions: [Int: Definition] = [:]
+    var definitions = StubSlots<Definition>()
     var index = PathIndex()
     /// Stubs the index cannot narrow down (`.any`, regexes, closures, `||`), in registration
     /// order.
     var scanned: [Int] = []
+    /// How many stubs have a matcher that calls a closure from the test.
+    var userCodeCount = 0
+
+    /// How many stubs match every request (`.any`): they need no parsing of the request.
+    var catchAllCount = 0
+
+    /// The parsed request, unless every stub is a catch-all and none needs it.
+    func facts(for request: URLRequest) -> RequestFacts? {
+      catchAllCount == definitions.count ? nil : RequestFacts(request)
+    }
+
+    /// The first result of `attempt` over the stubs that may match, newest first.
+    func firstCandidate<Result>(_ facts: RequestFacts?, _ attempt: (Int) -> Result?) -> Result? {
+      if scanned.count == definitions.count {
+        // Nothing is indexed: walk the scanned stubs without building a list.
+        for id in scanned.reversed() {
+          if let result = attempt(id) { return result }
+        }
+        return nil
+      }
+      var found = facts.map { index.candidates(for: $0.segments) } ?? []
+      if !scanned.isEmpty { found += scanned }
+      found.sort(by: >)
+      for id in found {
+        if let result = attempt(id) { return result }
+      }
+      return nil
+    }
+
+    /// The pattern's parameters if `definition` matches the request, else `nil`.
+    func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
+      if case .any = definition.matcher.node { return [:] }
+      guard let facts else { return nil }
+      let evaluation = definition.matcher.evaluate(facts)
+      return evaluation.matched ? evaluation.parameters : nil
+    }
   }
 
   struct State {
     var table = Table()
-    var usage: [Int: Usage] = [:]
+    var usage = StubSlots<Usage>()
     var nextID = 0
     var scenarioState = URLSessionMock.initialScenarioState
     var policy = UnmatchedRequestPolicy.fail
+
+    /// Counts a call to stub `id` if it may answer now.
+    mutating func claim(_ id: Int, parameters: [String: String]) -> Claim? {
+      guard var stubUsage = usage[id], let definition = table.definitions[id],
+        stubUsage.unavailableReason(scenarioState: scenarioState) == nil
+      else { return nil }
+      stubUsage.calls += 1
+      usage[id] = stubUsage
+      if let next = stubUsage.nextState { scenarioState = next }
+      return Claim(definition: definition, callNumber: stubUsage.calls, parameters: parameters)
+    }
   }
 
   /// The stub chosen for a request, with what it needs to build the answer.
@@ -79,6 +134,8 @@ final class StubRouter: Sendable {
       } else {
         state.table.scanned.append(id)
       }
+      if matcher.callsUserCode { state.table.userCodeCount += 1 }
+      if case .any = matcher.node { state.table.catchAllCount += 1 }
       state.usage[id] = Usage()
       return id
     }
@@ -86,8 +143,10 @@ final class StubRouter: Sendable {
 
   func remove(_ id: Int) {
     state.withLock { state in
-      state.table.definitions[id] = nil
+      guard let definition = state.table.definitions.removeValue(forKey: id) else { return }
       state.table.scanned.removeAll { $0 == id }
+      if definition.matcher.callsUserCode { state.table.userCodeCount -= 1 }
+      if case .any = definition.matcher.node { state.table.catchAllCount -= 1 }
       state.usage[id] = nil
     }
   }
@@ -107,45 +166,33 @@ final class StubRouter: Sendable {
 
   /// Finds the newest stub that matches `request` and may answer now, and counts the call.
   func route(_ request: URLRequest) -> Claim? {
-    let table = state.withLock { $0.table }
-    if table.definitions.isEmpty { return nil }
-    // The catch-all fast path: a request needs no parsing when the newest stub takes anything.
-    var facts: RequestFacts?
-    var candidates: [Int]
-    if table.scanned.isEmpty {
-      facts = RequestFacts(request)
-      candidates = table.index.candidates(for: facts?.segments ?? [])
-    } else if table.definitions.count == table.scanned.count {
-      candidates = table.scanned
-    } else {
-      facts = RequestFacts(request)
-      candidates = table.index.candidates(for: facts?.segments ?? []) + table.scanned
-    }
-    candidates.sort(by: >)
-    var matched: [(id: Int, parameters: [String: String])] = []
-    for id in candidates {
-      guard let definition = table.definitions[id] else { continue }
-      if case .any = definition.matcher.node {
-        matched.append((id, [:]))
-        continue
+    // Without user code in any matcher, match and claim in one critical region.
+    let fastResult = state.withLock { state -> Claim?? in
+      guard state.table.userCodeCount == 0 else { return .none }
+      let table = state.table
+      let facts = table.facts(for: request)
+      return table.firstCandidate(facts) { id -> Claim? in
+        guard let definition = table.definitions[id],
+          let parameters = table.match(definition, facts)
+        else { return nil }
+        return state.claim(id, parameters: parameters)
       }
-      let prepared = facts ?? RequestFacts(request)
-      facts = prepared
-      let evaluation = definition.matcher.evaluate(prepared)
-      if evaluation.matched { matched.append((id, evaluation.parameters)) }
+    }
+    if let fastResult { return fastResult }
+    // Some matcher calls the test's closures: match a copy outside the lock, then claim.
+    let table = state.withLock { $0.table }
+    let facts = table.facts(for: request)
+    var matched: [(id: Int, parameters: [String: String])] = []
+    _ = table.firstCandidate(facts) { id -> Bool? in
+      if let definition = table.definitions[id], let parameters = table.match(definition, facts) {
+        matched.append((id, parameters))
+      }
+      return nil
     }
     if matched.isEmpty { return nil }
-    return state.withLock { state -> Claim? in
+    return state.withLock { state in
       for candidate in matched {
-        guard var usage = state.usage[candidate.id],
-          let definition = state.table.definitions[candidate.id],
-          usage.unavailableReason(scenarioState: state.scenarioState) == nil
-        else { continue }
-        usage.calls += 1
-        state.usage[candidate.id] = usage
-        if let next = usage.nextState { state.scenarioState = next }
-        return Claim(
-          definition: definition, callNumber: usage.calls, parameters: candidate.parameters)
+        if let claim = state.claim(candidate.id, parameters: candidate.parameters) { return claim }
       }
       return nil
     }
@@ -177,4 +224,30 @@ final class StubRouter: Sendable {
       }
     }
   }
+}
+
+/// Values keyed by stub id (ids count up from 1), in an array instead of a hash table: routing
+/// looks stubs up on every request.
+struct StubSlots<Value: Sendable>: Sendable {
+  private var slots: [Value?] = []
+  private(set) var count = 0
+
+  subscript(id: Int) -> Value? {
+    get { id > 0 && id <= slots.count ? slots[id - 1] : nil }
+    set {
+      guard id > 0 else { return }
+      while slots.count < id { slots.append(nil) }
+      count += (newValue != nil ? 1 : 0) - (slots[id - 1] != nil ? 1 : 0)
+      slots[id - 1] = newValue
+    }
+  }
+
+  @discardableResult
+  mutating func removeValue(forKey id: Int) -> Value? {
+    let old = self[id]
+    self[id] = nil
+    return old
+  }
+
+  var values: [Value] { slots.compactMap { $0 } }
 }

@@ -163,7 +163,8 @@ struct URLPattern: Sendable {
   }
 
   static func decode(_ text: Substring) -> String {
-    text.contains("%") ? (text.removingPercentEncoding ?? String(text)) : String(text)
+    guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+    return text.removingPercentEncoding ?? String(text)
   }
 
   /// The path as written, such as `/users/{login}`.

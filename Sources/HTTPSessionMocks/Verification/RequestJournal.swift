@@ -10,19 +10,55 @@ import Foundation
 /// ``URLSessionMock`` and ``SpySession`` each own one, and expose its queries through
 /// ``RecordingSession``, so `mock.verify(...)` and `spy.verify(...)` are the same code.
 public final class RequestJournal: Sendable {
-  private struct Waiter {
+  struct Waiter {
     var count: Int
     var continuation: CheckedContinuation<Void, any Error>
   }
 
-  private struct State {
+  /// The journal's records. The same lock also guards the mutable fields of the journal's
+  /// tasks, so that a task's transition and its record are one critical region.
+  struct State {
     var events: [SessionEvent] = []
     var requests: [URLRequest] = []
     var unmatched: [URLRequest] = []
-    /// Tasks created and not yet resumed or cancelled, by task identifier.
-    var unresumed: [Int: (request: URLRequest, site: String)] = [:]
+    /// Unmatched requests that nothing has reported as a failure yet (answered by a policy).
+    var unreportedUnmatched: [URLRequest] = []
     var nextTaskIdentifier = 0
     var waiters: [ObjectIdentifier: Waiter] = [:]
+
+    mutating func recordCreated(_ request: URLRequest, kind: SessionEvent.TaskKind) -> Int {
+      nextTaskIdentifier += 1
+      events.append(
+        SessionEvent(kind: .created(kind), taskIdentifier: nextTaskIdentifier, request: request))
+      return nextTaskIdentifier
+    }
+
+    /// Records a sent request; returns the waiters it satisfies, to resume outside the lock.
+    mutating func recordResumed(_ request: URLRequest, taskIdentifier: Int)
+      -> [CheckedContinuation<Void, any Error>]
+    {
+      events.append(SessionEvent(kind: .resumed, taskIdentifier: taskIdentifier, request: request))
+      requests.append(request)
+      guard !waiters.isEmpty else { return [] }
+      let count = requests.count
+      let met = waiters.filter { $0.value.count <= count }
+      for key in met.keys { waiters[key] = nil }
+      return met.values.map(\.continuation)
+    }
+
+    mutating func recordCancelled(_ request: URLRequest, taskIdentifier: Int) {
+      events.append(
+        SessionEvent(kind: .cancelled, taskIdentifier: taskIdentifier, request: request))
+    }
+
+    mutating func recordCompleted(
+      _ request: URLRequest, taskIdentifier: Int, response: URLResponse?, error: (any Error)?
+    ) {
+      let kind = SessionEvent.Kind.completed(
+        statusCode: (response as? HTTPURLResponse)?.statusCode,
+        error: error.map(ErrorText.describe))
+      events.append(SessionEvent(kind: kind, taskIdentifier: taskIdentifier, request: request))
+    }
   }
 
   private let state = Locked(State())
@@ -34,54 +70,20 @@ public final class RequestJournal: Sendable {
 
   // MARK: Recording
 
-  func recordCreated(_ request: URLRequest, kind: SessionEvent.TaskKind) -> Int {
+  /// Runs `body` under the journal's lock, which also guards the journal's tasks.
+  func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+    state.withLock(body)
+  }
+
+  func recordUnmatched(_ request: URLRequest, reported: Bool) {
     state.withLock { state in
-      state.nextTaskIdentifier += 1
-      let id = state.nextTaskIdentifier
-      state.events.append(SessionEvent(kind: .created(kind), taskIdentifier: id, request: request))
-      state.unresumed[id] = (request, kind.rawValue)
-      return id
+      state.unmatched.append(request)
+      if !reported { state.unreportedUnmatched.append(request) }
     }
   }
 
-  func recordResumed(_ request: URLRequest, taskIdentifier: Int) {
-    let ready = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-      state.events.append(
-        SessionEvent(kind: .resumed, taskIdentifier: taskIdentifier, request: request))
-      state.requests.append(request)
-      state.unresumed[taskIdentifier] = nil
-      guard !state.waiters.isEmpty else { return [] }
-      let count = state.requests.count
-      let met = state.waiters.filter { $0.value.count <= count }
-      for key in met.keys { state.waiters[key] = nil }
-      return met.values.map(\.continuation)
-    }
-    for continuation in ready { continuation.resume() }
-  }
-
-  func recordCancelled(_ request: URLRequest, taskIdentifier: Int) {
-    state.withLock { state in
-      state.events.append(
-        SessionEvent(kind: .cancelled, taskIdentifier: taskIdentifier, request: request))
-      state.unresumed[taskIdentifier] = nil
-    }
-  }
-
-  func recordCompleted(
-    _ request: URLRequest, taskIdentifier: Int, response: URLResponse?, error: (any Error)?
-  ) {
-    let kind = SessionEvent.Kind.completed(
-      statusCode: (response as? HTTPURLResponse)?.statusCode,
-      error: error.map { String(describing: $0) })
-    state.withLock { state in
-      state.events.append(
-        SessionEvent(kind: kind, taskIdentifier: taskIdentifier, request: request))
-    }
-  }
-
-  func recordUnmatched(_ request: URLRequest) {
-    state.withLock { $0.unmatched.append(request) }
-  }
+  /// Unmatched requests that were answered by a policy and not reported as failures.
+  var unreportedUnmatchedRequests: [URLRequest] { state.withLock { $0.unreportedUnmatched } }
 
   // MARK: Queries
 
@@ -176,13 +178,13 @@ public final class RequestJournal: Sendable {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
-    let forgotten = state.withLock { $0.unresumed }.sorted { $0.key < $1.key }
+    let forgotten = Self.unresumedTasks(in: events)
     guard !forgotten.isEmpty else { return true }
     var message =
       "\(forgotten.count) task(s) were created but never resumed, so their requests were never "
       + "sent. Did the code under test forget to call resume()?\n"
-    for (id, entry) in forgotten {
-      message += "  #\(id) \(entry.site) task \(entry.request.summary)\n"
+    for event in forgotten {
+      message += "  \(event)\n"
     }
     reporter.fail(
       message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -202,6 +204,21 @@ public final class RequestJournal: Sendable {
     reporter.fail(
       message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     return false
+  }
+
+  /// The creation events of tasks that were neither resumed nor cancelled.
+  static func unresumedTasks(in events: [SessionEvent]) -> [SessionEvent] {
+    var started = Set<Int>()
+    for event in events {
+      switch event.kind {
+      case .resumed, .cancelled: started.insert(event.taskIdentifier)
+      default: continue
+      }
+    }
+    return events.filter { event in
+      if case .created = event.kind { return !started.contains(event.taskIdentifier) }
+      return false
+    }
   }
 
   // MARK: Waiting

@@ -1,0 +1,98 @@
+import Foundation
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct MockVerificationTests {
+  private func text(of issue: Issue) -> String {
+    ([String(describing: issue)] + issue.comments.map(\.rawValue)).joined(separator: "\n")
+  }
+
+  @Test func scopePassesWhenEveryStubAnswered() async throws {
+    try await withMockVerification {
+      let mock = URLSessionMock()
+      mock.stub(.get("/a"), with: .status(204))
+      let (_, response) = try await mock.data(from: URL(string: "https://example.com/a")!)
+      #expect((response as? HTTPURLResponse)?.statusCode == 204)
+    }
+  }
+
+  @Test func scopeReportsAnUnusedStubWithWhereItWasRegistered() async {
+    await withKnownIssue {
+      await withMockVerification {
+        let mock = URLSessionMock()
+        mock.stub(.get("/used"), with: .status(200))
+        mock.stub(.get("/never-called"), with: .status(200))
+        _ = try? await mock.data(from: URL(string: "https://example.com/used")!)
+      }
+    } matching: { issue in
+      let message = text(of: issue)
+      return message.contains("/never-called") && message.contains("MockVerificationTests.swift")
+        && !message.contains("- GET /used ")
+    }
+  }
+
+  @Test func scopeReportsRequestsAnsweredByAPolicy() {
+    withKnownIssue {
+      withMockVerification {
+        let mock = URLSessionMock()
+        mock.unmatchedRequestPolicy = .respond(with: .status(404))
+        mock.dataTask(with: URL(string: "https://example.com/missing")!) { _, _, _ in }.resume()
+      }
+    } matching: { issue in
+      text(of: issue).contains("GET https://example.com/missing")
+    }
+  }
+
+  @Test func scopeDoesNotReportAnUnmatchedRequestTwice() {
+    let count = Counter()
+    withKnownIssue {
+      withMockVerification {
+        let mock = URLSessionMock()
+        mock.dataTask(with: URL(string: "https://example.com/x")!) { _, _, _ in }.resume()
+      }
+    } matching: { _ in
+      count.increment()
+      return true
+    }
+    #expect(count.value == 1)
+  }
+
+  @Test func scopeIgnoresMocksCreatedOutsideIt() {
+    let outside = URLSessionMock()
+    outside.stub(.get("/unused"), with: .status(200))
+    withMockVerification {}
+  }
+
+  @Test func traitVerifiesTheMocksOfItsTest() async throws {
+    let test = try #require(Test.current)
+    try await withKnownIssue {
+      try await MockVerificationTrait().provideScope(for: test, testCase: Test.Case.current) {
+        let mock = URLSessionMock()
+        mock.stub(.delete("/repos/{id}"), with: .status(204))
+      }
+    } matching: { issue in
+      text(of: issue).contains("DELETE /repos/{id}")
+    }
+  }
+
+  @Test(.verifyingMocks) func traitPassesACleanTest() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.post("/items"), with: .status(201))
+    var request = URLRequest(url: URL(string: "https://example.com/items")!)
+    request.httpMethod = "POST"
+    let (_, response) = try await mock.data(for: request)
+    #expect((response as? HTTPURLResponse)?.statusCode == 201)
+  }
+}
+
+private final class Counter: @unchecked Sendable {
+  // @unchecked Sendable: `count` is only touched under `lock`.
+  private let lock = NSLock()
+  private var count = 0
+  var value: Int { lock.withLock { count } }
+  func increment() { lock.withLock { count += 1 } }
+}
