@@ -107,10 +107,16 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
       return true
     }
     guard taken else {
-      let why =
-        wrapped != nil
-        ? "this spy forwards to \(type(of: wrapped!)); only a spy made with SpySession() holds tasks"
-        : "it is \(MockTask.name(of: task.state)); only resumed, unfinished tasks can be completed"
+      let why: String
+      if let wrapped {
+        why =
+          "this spy forwards to \(type(of: wrapped)); only a spy made with SpySession() holds "
+          + "tasks for the test to complete"
+      } else {
+        why =
+          "it is \(MockTask.name(of: task.state)); only resumed, unfinished tasks of this spy "
+          + "can be completed"
+      }
       journal.reporter.fail("Cannot complete task \(task): \(why).", at: callSite)
       return false
     }

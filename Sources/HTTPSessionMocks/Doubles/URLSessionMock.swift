@@ -387,12 +387,12 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     let response: StubResponse
     switch definition.responder {
     case .sequence(let responses):
-      guard let last = responses.last else {
+      guard !responses.isEmpty else {
         failInvalid(task, "The stub has no responses.", site: definition.site)
         return
       }
+      // Played in order; the last one keeps answering.
       response = responses[min(claim.callNumber, responses.count) - 1]
-      _ = last
     case .dynamic(let build):
       response = build(request, claim.parameters)
     }

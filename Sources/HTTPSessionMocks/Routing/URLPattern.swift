@@ -157,7 +157,9 @@ struct URLPattern: Sendable {
       if pair.contains("{") || pair.contains("}") {
         throw ParseError(reason: "parameters are allowed in the path only, not in the query")
       }
-      items.append((name, parts.count > 1 ? decode(parts[1]) : nil))
+      // Values read as requests' do: `+` is a space (form encoding), then percent-decoding.
+      let value = parts.count > 1 ? decode(Substring(parts[1].replacing("+", with: " "))) : nil
+      items.append((name, value))
     }
     return items
   }

@@ -65,8 +65,7 @@ enum NearMiss {
     text += "The code under test received URLError(.resourceUnavailable).\n"
     if stubs.isEmpty {
       text += "The mock has no stubs. Add one with mock.stub(_:with:), for example:\n"
-      text +=
-        "  mock.stub(.\((request.httpMethod ?? "GET").lowercased())(\"\(RequestFacts(request).path)\"), with: .status(200))\n"
+      text += "  mock.stub(\(suggestedMatcher(for: request)), with: .status(200))\n"
       return text
     }
     text += "Closest stubs:\n"
@@ -77,6 +76,16 @@ enum NearMiss {
     }
     if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }
     return text
+  }
+
+  /// A matcher spelling that would match `request`, for suggestions in reports.
+  static func suggestedMatcher(for request: URLRequest) -> String {
+    let facts = RequestFacts(request)
+    let path = facts.path.replacing("\"", with: "\\\"")
+    if ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"].contains(facts.method) {
+      return ".\(facts.method.lowercased())(\"\(path)\")"
+    }
+    return ".method(\"\(facts.method)\", \"\(path)\")"
   }
 
   /// A short list of what was sent, for reports about stubs.
