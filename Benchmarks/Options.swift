@@ -19,7 +19,7 @@ struct Options: Sendable {
       --quick          a short run for CI (a few seconds)
       --json FILE      also write the figures to FILE as a JSON array
       --check          exit with status 1 if a goal is missed (the default always exits 0)
-      --repetitions N  measure every scenario N times (default 15, or 7 with --quick)
+      --repetitions N  measure every scenario N times (default 15, or 11 with --quick)
     """
 
   struct UsageError: Error, CustomStringConvertible {

@@ -5,7 +5,7 @@ import Foundation
 /// scenario always runs in the same position.
 func runBenchmarks(_ options: Options) async throws -> Report {
   let scenarios = Scenario.all(quick: options.quick)
-  let repetitions = options.repetitions ?? (options.quick ? 7 : 15)
+  let repetitions = options.repetitions ?? (options.quick ? 11 : 15)
   var results = scenarios.map {
     ScenarioResult(name: $0.name, metric: $0.metric, requests: $0.requests)
   }
