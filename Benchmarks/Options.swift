@@ -1,0 +1,62 @@
+/// What the command line asked for.
+struct Options: Sendable {
+  /// A short run for CI: fewer repetitions and requests.
+  var quick = false
+  /// Where to write the figures as JSON, if anywhere.
+  var jsonPath: String?
+  /// Exit with a non-zero status when a goal is missed.
+  var check = false
+  /// Overrides the number of measured repetitions.
+  var repetitions: Int?
+  /// Hidden: run only this scenario, once, for a profiler.
+  var profile: String?
+  /// Hidden: how many requests `--profile` sends.
+  var iterations: Int?
+
+  static let usage = """
+    usage: benchmarks [--quick] [--json FILE] [--check] [--repetitions N]
+
+      --quick          a short run for CI (a few seconds)
+      --json FILE      also write the figures to FILE as a JSON array
+      --check          exit with status 1 if a goal is missed (the default always exits 0)
+      --repetitions N  measure every scenario N times (default 15, or 11 with --quick)
+    """
+
+  struct UsageError: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  static func parse(_ arguments: [String]) throws -> Options {
+    var options = Options()
+    var remaining = arguments[...]
+    func value(for flag: String) throws -> String {
+      guard let value = remaining.popFirst(), !value.hasPrefix("--") else {
+        throw UsageError(description: "\(flag) needs a value")
+      }
+      return value
+    }
+    func count(for flag: String) throws -> Int {
+      let text = try value(for: flag)
+      guard let number = Int(text), number > 0 else {
+        throw UsageError(description: "\(flag) needs a positive whole number, not \"\(text)\"")
+      }
+      return number
+    }
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "--quick": options.quick = true
+      case "--check": options.check = true
+      case "--json": options.jsonPath = try value(for: argument)
+      case "--repetitions": options.repetitions = try count(for: argument)
+      case "--profile": options.profile = try value(for: argument)
+      case "--iterations": options.iterations = try count(for: argument)
+      case "-h", "--help": throw UsageError(description: "")
+      default: throw UsageError(description: "unknown argument \"\(argument)\"")
+      }
+    }
+    if options.iterations != nil && options.profile == nil {
+      throw UsageError(description: "--iterations goes with --profile SCENARIO")
+    }
+    return options
+  }
+}
