@@ -41,17 +41,26 @@ struct PathIndex: Sendable {
 
   /// The ids of every pattern whose segments fit `segments`.
   func candidates(for segments: [String]) -> [Int] {
+    // Most tables hold literal paths: follow them without a search stack while no node on the
+    // way has a parameter child.
+    var current = 0
+    var depth = 0
+    while depth < segments.count, nodes[current].parameters.isEmpty {
+      guard let next = nodes[current].literals[segments[depth]] else { return [] }
+      current = next
+      depth += 1
+    }
+    if depth == segments.count { return nodes[current].ids }
     var found: [Int] = []
-    var stack: [(node: Int, depth: Int)] = [(0, 0)]
+    var stack: [(node: Int, depth: Int)] = [(current, depth)]
     while let (index, depth) = stack.popLast() {
-      let node = nodes[index]
       if depth == segments.count {
-        found += node.ids
+        found += nodes[index].ids
         continue
       }
       let segment = segments[depth]
-      if let next = node.literals[segment] { stack.append((next, depth + 1)) }
-      for parameter in node.parameters
+      if let next = nodes[index].literals[segment] { stack.append((next, depth + 1)) }
+      for parameter in nodes[index].parameters
       where PatternComparison.capture(segment, prefix: parameter.prefix, suffix: parameter.suffix)
         != nil
       {

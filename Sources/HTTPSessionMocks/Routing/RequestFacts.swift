@@ -21,14 +21,25 @@ struct RequestFacts {
       segments = [""]
       return
     }
-    let path = url.path(percentEncoded: true)
-    if path.isEmpty {
-      segments = [""]
-    } else {
-      segments = path.utf8.dropFirst().split(
-        separator: UInt8(ascii: "/"), omittingEmptySubsequences: false
-      ).map { URLPattern.decode(Substring($0)) }
+    segments = Self.segments(of: url.path(percentEncoded: true))
+  }
+
+  /// Splits a percent-encoded path into decoded segments, scanning its bytes once.
+  static func segments(of path: String) -> [String] {
+    let bytes = path.utf8
+    guard !bytes.isEmpty else { return [""] }
+    var segments: [String] = []
+    var start = bytes.index(after: bytes.startIndex)
+    var index = start
+    while index < bytes.endIndex {
+      if bytes[index] == UInt8(ascii: "/") {
+        segments.append(URLPattern.decode(path[start..<index]))
+        start = bytes.index(after: index)
+      }
+      index = bytes.index(after: index)
     }
+    segments.append(URLPattern.decode(path[start..<bytes.endIndex]))
+    return segments
   }
 
   var scheme: String? { url?.scheme?.lowercased() }

@@ -27,14 +27,16 @@ public struct StubResponse: Sendable {
     case invalid(String)
   }
 
-  let content: Content
+  /// The content and its response cache, in one object so that copying a response (as routing
+  /// does for every request) is one retain.
+  private let storage: Storage
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
-  /// The last response made, reused while requests keep coming for the same URL.
-  private let responseCache = ResponseCache()
+
+  var content: Content { storage.content }
 
   init(_ content: Content, delay: Duration? = nil) {
-    self.content = content
+    self.storage = Storage(content)
     self.delay = delay
   }
 
@@ -185,17 +187,25 @@ public struct StubResponse: Sendable {
     -> HTTPURLResponse?
   {
     let url = request.url ?? URL(fileURLWithPath: "/")
-    if let cached = responseCache.last.withLock({ $0 }), cached.url == url {
+    if let cached = storage.lastResponse.withLock({ $0 }), cached.url == url {
       return cached.response
     }
     let response = HTTPURLResponse(
       url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
-    if let response { responseCache.last.withLock { $0 = (url, response) } }
+    if let response { storage.lastResponse.withLock { $0 = (url, response) } }
     return response
   }
 }
 
-/// The last HTTP response a ``StubResponse`` made, shared by its copies.
-final class ResponseCache: Sendable {
-  let last = Locked<(url: URL, response: HTTPURLResponse)?>(nil)
+extension StubResponse {
+  /// What a response holds, shared by its copies.
+  final class Storage: Sendable {
+    let content: Content
+    /// The last HTTP response made, reused while requests keep coming for the same URL.
+    let lastResponse = Locked<(url: URL, response: HTTPURLResponse)?>(nil)
+
+    init(_ content: Content) {
+      self.content = content
+    }
+  }
 }

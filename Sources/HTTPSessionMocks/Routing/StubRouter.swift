@@ -104,13 +104,16 @@ final class StubRouter: Sendable {
 
     /// Counts a call to stub `id` if it may answer now.
     mutating func claim(_ id: Int, parameters: [String: String]) -> Claim? {
-      guard var stubUsage = usage[id], let definition = table.definitions[id],
-        stubUsage.unavailableReason(scenarioState: scenarioState) == nil
-      else { return nil }
-      stubUsage.calls += 1
-      usage[id] = stubUsage
-      if let next = stubUsage.nextState { scenarioState = next }
-      return Claim(definition: definition, callNumber: stubUsage.calls, parameters: parameters)
+      guard let definition = table.definitions[id] else { return nil }
+      let scenarioState = scenarioState
+      let outcome = usage.update(id) { usage -> (calls: Int, nextState: String?)? in
+        guard usage.unavailableReason(scenarioState: scenarioState) == nil else { return nil }
+        usage.calls += 1
+        return (usage.calls, usage.nextState)
+      }
+      guard let outcome = outcome ?? nil else { return nil }
+      if let next = outcome.nextState { self.scenarioState = next }
+      return Claim(definition: definition, callNumber: outcome.calls, parameters: parameters)
     }
   }
 
@@ -240,6 +243,15 @@ struct StubSlots<Value: Sendable>: Sendable {
       count += (newValue != nil ? 1 : 0) - (slots[id - 1] != nil ? 1 : 0)
       slots[id - 1] = newValue
     }
+  }
+
+  /// Changes the value for `id` in place; `nil` if there is none.
+  mutating func update<Result>(_ id: Int, _ body: (inout Value) -> Result) -> Result? {
+    guard id > 0, id <= slots.count, case .some(var value) = slots[id - 1] else { return nil }
+    // Move the value out so that it is uniquely referenced while `body` changes it.
+    slots[id - 1] = nil
+    defer { slots[id - 1] = value }
+    return body(&value)
   }
 
   @discardableResult
