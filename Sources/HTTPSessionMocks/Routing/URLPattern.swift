@@ -157,7 +157,8 @@ struct URLPattern: Sendable {
       if pair.contains("{") || pair.contains("}") {
         throw ParseError(reason: "parameters are allowed in the path only, not in the query")
       }
-      items.append((name, parts.count > 1 ? decode(parts[1]) : nil))
+      // "+" is a space in a query, as it is in the request's query (see `RequestFacts`).
+      items.append((name, parts.count > 1 ? decode(parts[1].replacing("+", with: " ")) : nil))
     }
     return items
   }
