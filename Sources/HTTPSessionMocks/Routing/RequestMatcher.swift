@@ -17,8 +17,8 @@ import Foundation
 /// ```
 ///
 /// A pattern is a path (`/users/{login}`, which matches any scheme and host) or an absolute URL
-/// (`https://api.example.com/users/{login}`, bound to that scheme and host). `{name}` matches the
-/// text of one path segment, and may stand between a literal prefix and suffix
+/// (`https://api.example.com/users/{login}`, bound to that scheme, host and port). `{name}`
+/// matches the text of one path segment, and may stand between a literal prefix and suffix
 /// (`/files/{name}.json`); its value is passed to dynamic responses. A query in the pattern lists
 /// items that must be present (the request may have more). Paths compare percent-decoded and
 /// exactly: a trailing slash matters, and the near-miss report points it out.
