@@ -65,8 +65,12 @@ enum NearMiss {
     text += "The code under test received URLError(.resourceUnavailable).\n"
     if stubs.isEmpty {
       text += "The mock has no stubs. Add one with mock.stub(_:with:), for example:\n"
-      text +=
-        "  mock.stub(.\((request.httpMethod ?? "GET").lowercased())(\"\(RequestFacts(request).path)\"), with: .status(200))\n"
+      let method = (request.httpMethod ?? "GET").uppercased()
+      let path = RequestFacts(request).path
+      let matcher =
+        ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"].contains(method)
+        ? ".\(method.lowercased())(\"\(path)\")" : ".method(\"\(method)\", \"\(path)\")"
+      text += "  mock.stub(\(matcher), with: .status(200))\n"
       return text
     }
     text += "Closest stubs:\n"
