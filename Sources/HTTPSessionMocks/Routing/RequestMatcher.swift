@@ -353,8 +353,11 @@ struct BodyText: CustomStringConvertible {
     {
       return "\"\(text)\""
     }
-    if let text = String(data: data.prefix(120), encoding: .utf8) {
-      return "\"\(text)…\" (\(data.count) bytes)"
+    // The cut may fall inside a UTF-8 character: try the few shorter cuts before calling it binary.
+    for length in stride(from: 120, through: 117, by: -1) {
+      if let text = String(data: data.prefix(length), encoding: .utf8) {
+        return "\"\(text)…\" (\(data.count) bytes)"
+      }
     }
     return "\(data.count) bytes of binary data"
   }
