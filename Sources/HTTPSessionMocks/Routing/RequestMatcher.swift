@@ -127,7 +127,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         .regex(pattern, try NSRegularExpression(pattern: pattern)), description: description)
     } catch {
       return RequestMatcher(
-        .invalid("The regular expression /\(pattern)/ is invalid: \(error.localizedDescription)."),
+        .invalid(
+          "The regular expression /\(pattern)/ does not compile (NSRegularExpression rejects it); "
+            + "check its brackets, parentheses, quantifiers and escapes."),
         description: description)
     }
   }
