@@ -115,8 +115,9 @@ public final class RequestJournal: Sendable {
     }
     let matching = all.filter(matcher.matches)
     if count.accepts(matching.count) { return true }
+    let expectation = count == .never ? "never to be called" : "to be called \(count)"
     var message =
-      "Expected \(matcher) to be called \(count), but it was called "
+      "Expected \(matcher) \(expectation), but it was called "
       + "\(CallCount.times(matching.count)).\n"
     message += NearMiss.requestReport(all, against: matcher)
     reporter.fail(message, at: site)
