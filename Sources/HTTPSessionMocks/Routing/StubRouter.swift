@@ -84,11 +84,12 @@ final class StubRouter: Sendable {
     }
   }
 
+  /// Removes the stub from routing; its usage stays, so that its handle's `callCount` still
+  /// says how often it answered.
   func remove(_ id: Int) {
     state.withLock { state in
       state.table.definitions[id] = nil
       state.table.scanned.removeAll { $0 == id }
-      state.usage[id] = nil
     }
   }
 
