@@ -154,7 +154,10 @@ public final class RequestJournal: Sendable {
             "Step \(step) matched request \(found[step - 1] + 1), but no later request matched "
             + "step \(step + 1), \(matcher)"
         }
-        let earlier = all[..<position].indices.filter { matcher.matches(all[$0]) }
+        // Requests an earlier step already used did not come too early: they were used.
+        let earlier = all[..<position].indices.filter {
+          !found.contains($0) && matcher.matches(all[$0])
+        }
         if !earlier.isEmpty {
           let numbers = earlier.map { String($0 + 1) }.joined(separator: ", ")
           message += " (it matches request \(numbers), which came too early)"
