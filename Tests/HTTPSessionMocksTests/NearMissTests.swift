@@ -203,7 +203,7 @@ import Testing
     withKnownIssue {
       #expect(!mock.verifyNoUnmatchedRequests())
     } matching: { issue in
-      comment(of: issue) == "1 request(s) matched no stub:\n  1. GET https://e.com/unknown\n"
+      issueComment(issue) == "1 request(s) matched no stub:\n  1. GET https://e.com/unknown\n"
         && issue.sourceLocation?.line == line
     }
   }
@@ -222,7 +222,7 @@ import Testing
     withKnownIssue {
       #expect(route(mock, "GET", "https://e.com/x").urlErrorCode == .resourceUnavailable)
     } matching: { issue in
-      comment(of: issue).contains("Fixtures/nope.json") && issue.sourceLocation?.line == line
+      issueComment(issue).contains("Fixtures/nope.json") && issue.sourceLocation?.line == line
     }
   }
 

@@ -431,7 +431,7 @@ import Testing
     withKnownIssue {
       mock.stub(.get("/users/{login"), with: .status(200))
     } matching: { issue in
-      let text = comment(of: issue)
+      let text = issueComment(issue)
       return text.contains("The stub for GET /users/{login can never match")
         && text.contains("segment 2 ({login) has an unclosed \"{\"")
         && issue.sourceLocation?.line == line
@@ -444,12 +444,12 @@ import Testing
     withKnownIssue {
       #expect(!mock.verify(.get("/a//b"), called: .never))
     } matching: { issue in
-      comment(of: issue).contains("The matcher GET /a//b can never match")
+      issueComment(issue).contains("The matcher GET /a//b can never match")
     }
     withKnownIssue {
       #expect(!mock.verifyInOrder([.get("/a/b"), .regex("[")]))
     } matching: { issue in
-      comment(of: issue).contains("The regular expression /[/ does not compile")
+      issueComment(issue).contains("The regular expression /[/ does not compile")
     }
   }
 }

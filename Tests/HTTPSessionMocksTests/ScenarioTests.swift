@@ -83,7 +83,7 @@ import Testing
     withKnownIssue {
       #expect(route(mock, "GET", "https://e.com/me").urlErrorCode == .resourceUnavailable)
     } matching: { issue in
-      comment(of: issue).contains(
+      issueComment(issue).contains(
         "matches, but it answers in state \"logged in\", and the mock is in \"started\"")
     }
   }

@@ -59,7 +59,7 @@ import Testing
       #expect(result.urlErrorCode == .resourceUnavailable)
       #expect(result.response == nil)
     } matching: { issue in
-      let text = comment(of: issue)
+      let text = issueComment(issue)
       return text.contains("The stub registered here cannot answer GET https://e.com/ratio")
         && text.contains("The value for .json(...) cannot be encoded as JSON")
         && issue.sourceLocation?.line == line
@@ -79,7 +79,7 @@ import Testing
     withKnownIssue {
       #expect(route(mock, "GET", "https://e.com/when").urlErrorCode == .resourceUnavailable)
     } matching: { issue in
-      let text = comment(of: issue)
+      let text = issueComment(issue)
       return text.contains("The object for .jsonObject(...) cannot be represented as JSON")
         && text.contains("Dictionary<String, Date>")
     }
@@ -127,7 +127,7 @@ import Testing
       #expect(result.urlErrorCode == .resourceUnavailable)
       #expect(result.data == nil)
     } matching: { issue in
-      let text = comment(of: issue)
+      let text = issueComment(issue)
       return text.contains("The fixture file \"Fixtures/missing.json\" could not be read from ")
         && text.contains("/Fixtures/missing.json.")
         && text.contains("is a resource of the test target")

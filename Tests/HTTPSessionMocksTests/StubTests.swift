@@ -87,7 +87,7 @@ import Testing
       let answer = route(mock, "GET", "https://e.com/once")
       #expect(answer.urlErrorCode == .resourceUnavailable)
     } matching: { issue in
-      comment(of: issue).contains("matches, but it has answered its 1 time (.times(1))")
+      issueComment(issue).contains("matches, but it has answered its 1 time (.times(1))")
     }
   }
 
@@ -150,7 +150,7 @@ import Testing
     withKnownIssue {
       #expect(route(mock, "GET", "https://e.com/a").urlErrorCode == .resourceUnavailable)
     } matching: { issue in
-      comment(of: issue).contains("The mock has no stubs")
+      issueComment(issue).contains("The mock has no stubs")
     }
     #expect(old.callCount == 1)
     mock.stub(.get("/a"), with: .status(204))
@@ -198,7 +198,7 @@ import Testing
     withKnownIssue {
       mock.stub(.get("/empty"), with: [])
     } matching: { issue in
-      comment(of: issue).contains("The stub for GET /empty was given an empty list of responses")
+      issueComment(issue).contains("The stub for GET /empty was given an empty list of responses")
         && issue.sourceLocation?.line == line
     }
     withKnownIssue {
@@ -206,7 +206,7 @@ import Testing
       #expect(answer.urlErrorCode == .resourceUnavailable)
       #expect(answer.response == nil)
     } matching: { issue in
-      comment(of: issue).contains(
+      issueComment(issue).contains(
         "cannot answer GET https://e.com/empty: The stub has no responses")
     }
   }

@@ -254,7 +254,7 @@ import Testing
     withKnownIssue {
       #expect(!mock.verifyInOrder([.get("/second"), .get("/first")]))
     } matching: { issue in
-      comment(of: issue) == """
+      issueComment(issue) == """
         Expected requests in this order:
           1. GET /second
           2. GET /first
@@ -318,7 +318,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.verify(.get("/users/octocat")))
     } matching: { issue in
-      let text = comment(of: issue)
+      let text = issueComment(issue)
       return text.hasPrefix(
         "Expected GET /users/octocat to be called once, but it was called 0 times.\n"
           + "Sent requests, closest first:\n  1. GET https://e.com/users/ada\n")
@@ -328,7 +328,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.verifyInOrder([.get("/me"), .get("/users/ada")]))
     } matching: { issue in
-      comment(of: issue).contains("(it matches request 1, which came too early)")
+      issueComment(issue).contains("(it matches request 1, which came too early)")
     }
   }
 }

@@ -73,13 +73,8 @@ func route(
   route(session, routingRequest(method, url, headers: headers, body: body))
 }
 
-/// Everything a recorded issue says: its description and its comments.
-func message(of issue: Issue) -> String {
-  ([String(describing: issue)] + issue.comments.map(\.rawValue)).joined(separator: "\n")
-}
-
-/// The issue's comments alone: the message the double wrote.
-func comment(of issue: Issue) -> String {
+/// The issue's comments: the message the double wrote.
+func issueComment(_ issue: Issue) -> String {
   issue.comments.map(\.rawValue).joined(separator: "\n")
 }
 
@@ -92,7 +87,7 @@ func knownIssueComments(
   withKnownIssue(sourceLocation: sourceLocation) {
     body()
   } matching: { issue in
-    log.append(comment(of: issue))
+    log.append(issueComment(issue))
     return true
   }
   return log.all
