@@ -236,11 +236,10 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     return Stub(router: router, id: id, matcher: matcher, site: site)
   }
 
-  /// Removes every stub.
+  /// Removes every stub. Their handles keep their ``Stub/callCount``.
   public func removeAllStubs() {
     router.state.withLock { state in
       state.table = StubRouter.Table()
-      state.usage = StubSlots()
     }
   }
 

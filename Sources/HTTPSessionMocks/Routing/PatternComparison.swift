@@ -9,8 +9,14 @@ enum PatternComparison {
     if let host = pattern.host, host != facts.host {
       result.miss("host: expected \(host), got \(facts.host ?? "none")", weight: 2)
     }
-    if let port = pattern.port, port != (facts.port ?? defaultPort(facts.scheme)) {
-      result.miss("port: expected \(port), got \(facts.port.map(String.init) ?? "none")")
+    // An absolute pattern is bound to its port: the one it names, or its scheme's default.
+    if pattern.host != nil, pattern.port != nil || facts.port != nil {
+      let expected = pattern.port ?? defaultPort(pattern.scheme)
+      let actual = facts.port ?? defaultPort(facts.scheme)
+      if expected != actual {
+        result.miss(
+          "port: expected \(portText(pattern.port, expected)), got \(portText(facts.port, actual))")
+      }
     }
     comparePath(pattern, facts, into: &result)
     compareQuery(pattern.query, facts, into: &result)
@@ -119,6 +125,11 @@ enum PatternComparison {
     case .literal(let text): return text
     case .parameter(let name, let prefix, let suffix): return "\(prefix){\(name)}\(suffix)"
     }
+  }
+
+  private static func portText(_ explicit: Int?, _ effective: Int?) -> String {
+    if let explicit { return String(explicit) }
+    return effective.map { "\($0) (the default)" } ?? "none"
   }
 
   private static func defaultPort(_ scheme: String?) -> Int? {

@@ -17,8 +17,8 @@ import Foundation
 /// ```
 ///
 /// A pattern is a path (`/users/{login}`, which matches any scheme and host) or an absolute URL
-/// (`https://api.example.com/users/{login}`, bound to that scheme and host). `{name}` matches the
-/// text of one path segment, and may stand between a literal prefix and suffix
+/// (`https://api.example.com/users/{login}`, bound to that scheme, host and port). `{name}`
+/// matches the text of one path segment, and may stand between a literal prefix and suffix
 /// (`/files/{name}.json`); its value is passed to dynamic responses. A query in the pattern lists
 /// items that must be present (the request may have more). Paths compare percent-decoded and
 /// exactly: a trailing slash matters, and the near-miss report points it out.
@@ -127,7 +127,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         .regex(pattern, try NSRegularExpression(pattern: pattern)), description: description)
     } catch {
       return RequestMatcher(
-        .invalid("The regular expression /\(pattern)/ is invalid: \(error.localizedDescription)."),
+        .invalid(
+          "The regular expression /\(pattern)/ does not compile (NSRegularExpression rejects it); "
+            + "check its brackets, parentheses, quantifiers and escapes."),
         description: description)
     }
   }
@@ -368,8 +370,11 @@ struct BodyText: CustomStringConvertible {
     {
       return "\"\(text)\""
     }
-    if let text = String(data: data.prefix(120), encoding: .utf8) {
-      return "\"\(text)…\" (\(data.count) bytes)"
+    // The cut may fall inside a UTF-8 character: try the few shorter cuts before calling it binary.
+    for length in stride(from: 120, through: 117, by: -1) {
+      if let text = String(data: data.prefix(length), encoding: .utf8) {
+        return "\"\(text)…\" (\(data.count) bytes)"
+      }
     }
     return "\(data.count) bytes of binary data"
   }

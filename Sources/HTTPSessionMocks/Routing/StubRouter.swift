@@ -144,13 +144,14 @@ final class StubRouter: Sendable {
     }
   }
 
+  /// Removes the stub from routing; its usage stays, so that its handle's `callCount` still
+  /// says how often it answered.
   func remove(_ id: Int) {
     state.withLock { state in
       guard let definition = state.table.definitions.removeValue(forKey: id) else { return }
       state.table.scanned.removeAll { $0 == id }
       if definition.matcher.callsUserCode { state.table.userCodeCount -= 1 }
       if case .any = definition.matcher.node { state.table.catchAllCount -= 1 }
-      state.usage[id] = nil
     }
   }
 

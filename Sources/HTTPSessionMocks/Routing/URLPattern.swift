@@ -42,7 +42,7 @@ struct URLPattern: Sendable {
     var scheme: String?
     var host: String?
     var port: Int?
-    if let separator = rest.range(of: "://") {
+    if rest.first != "/", let separator = rest.range(of: "://") {
       let schemeText = rest[..<separator.lowerBound]
       guard !schemeText.isEmpty,
         schemeText.allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." })
@@ -69,7 +69,10 @@ struct URLPattern: Sendable {
       if authority.contains("{") || authority.contains("}") {
         throw ParseError(reason: "parameters are allowed in the path only, not in the host")
       }
-      host = authority.lowercased()
+      // An IPv6 literal is written in brackets, and `URL.host` gives it without them.
+      host =
+        authority.hasPrefix("[") && authority.hasSuffix("]")
+        ? authority.dropFirst().dropLast().lowercased() : authority.lowercased()
       if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
     } else if rest.first != "/" {
       throw ParseError(

@@ -117,8 +117,9 @@ public final class RequestJournal: Sendable {
     }
     let matching = all.filter(matcher.matches)
     if count.accepts(matching.count) { return true }
+    let expectation = count == .never ? "never to be called" : "to be called \(count)"
     var message =
-      "Expected \(matcher) to be called \(count), but it was called "
+      "Expected \(matcher) \(expectation), but it was called "
       + "\(CallCount.times(matching.count)).\n"
     message += NearMiss.requestReport(all, against: matcher)
     reporter.fail(message, at: site)
@@ -155,7 +156,10 @@ public final class RequestJournal: Sendable {
             "Step \(step) matched request \(found[step - 1] + 1), but no later request matched "
             + "step \(step + 1), \(matcher)"
         }
-        let earlier = all[..<position].indices.filter { matcher.matches(all[$0]) }
+        // Requests an earlier step already used did not come too early: they were used.
+        let earlier = all[..<position].indices.filter {
+          !found.contains($0) && matcher.matches(all[$0])
+        }
         if !earlier.isEmpty {
           let numbers = earlier.map { String($0 + 1) }.joined(separator: ", ")
           message += " (it matches request \(numbers), which came too early)"

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPSessionKit
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct ScenarioTests {
+  @Test func mockStartsInTheInitialState() {
+    #expect(URLSessionMock.initialScenarioState == "started")
+    #expect(URLSessionMock().scenarioState == "started")
+  }
+
+  @Test func loginFlipsLoggedOutToLoggedIn() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/me"), with: .status(401)).whenState("started")
+    let login = mock.stub(.post("/login"), with: .status(200)).willSetState("logged in")
+    mock.stub(.get("/me"), with: .text("octocat")).whenState("logged in")
+
+    #expect(route(mock, "GET", "https://e.com/me").status == 401)
+    #expect(mock.scenarioState == "started")
+    #expect(route(mock, "POST", "https://e.com/login").status == 200)
+    #expect(mock.scenarioState == "logged in")
+    let me = route(mock, "GET", "https://e.com/me")
+    #expect(me.status == 200)
+    #expect(me.text == "octocat")
+    #expect(login.callCount == 1)
+  }
+
+  @Test func jobMovesFromQueuedToRunningToDone() {
+    let mock = URLSessionMock()
+    mock.stub(.post("/jobs"), with: .status(202)).willSetState("queued")
+    mock.stub(.get("/jobs/{id}"), with: .text("queued")).whenState("queued")
+      .willSetState("running")
+    mock.stub(.get("/jobs/{id}"), with: .text("running")).whenState("running")
+      .willSetState("done")
+    mock.stub(.get("/jobs/{id}"), with: .text("done")).whenState("done")
+
+    #expect(route(mock, "POST", "https://e.com/jobs").status == 202)
+    var seen: [String] = []
+    for _ in 0..<4 { seen.append(route(mock, "GET", "https://e.com/jobs/7").text ?? "error") }
+    #expect(seen == ["queued", "running", "done", "done"])
+    #expect(mock.scenarioState == "done")
+  }
+
+  @Test func stateCanBeSetDirectly() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/status"), with: .text("healthy"))
+    mock.stub(.get("/status"), with: .text("maintenance")).whenState("maintenance")
+    #expect(route(mock, "GET", "https://e.com/status").text == "healthy")
+    mock.scenarioState = "maintenance"
+    #expect(route(mock, "GET", "https://e.com/status").text == "maintenance")
+    mock.scenarioState = URLSessionMock.initialScenarioState
+    #expect(route(mock, "GET", "https://e.com/status").text == "healthy")
+  }
+
+  @Test func stubWithoutStateAnswersInEveryState() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/ping"), with: .status(204))
+    for state in ["started", "logged in", "anything"] {
+      mock.scenarioState = state
+      #expect(route(mock, "GET", "https://e.com/ping").status == 204)
+    }
+  }
+
+  @Test func stateMovesOnlyWhenTheStubAnswers() {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .status(404))
+    mock.stub(.post("/logout"), with: .status(200)).whenState("logged in")
+      .willSetState("logged out")
+    #expect(route(mock, "POST", "https://e.com/logout").status == 404)
+    #expect(mock.scenarioState == "started")
+    mock.scenarioState = "logged in"
+    #expect(route(mock, "POST", "https://e.com/logout").status == 200)
+    #expect(mock.scenarioState == "logged out")
+  }
+
+  @Test func stubInAnotherStateIsNamedInTheUnmatchedReport() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/me"), with: .status(200)).whenState("logged in")
+    withKnownIssue {
+      #expect(route(mock, "GET", "https://e.com/me").urlErrorCode == .resourceUnavailable)
+    } matching: { issue in
+      issueComment(issue).contains(
+        "matches, but it answers in state \"logged in\", and the mock is in \"started\"")
+    }
+  }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import HTTPSessionKit
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct StubResponseTests {
+  private struct User: Codable, Equatable, Sendable {
+    let login: String
+    let id: Int
+  }
+
+  /// The answer a fresh mock gives to `GET https://api.example.com/resource` with `response`.
+  private func answer(_ response: StubResponse) -> RoutedAnswer {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: response)
+    return route(mock, "GET", "https://api.example.com/resource")
+  }
+
+  // MARK: - HTTP answers
+
+  @Test func statusHasAnEmptyBodyTheHeadersAndTheRequestURL() {
+    let result = answer(.status(204, headers: ["X-Request-ID": "42"]))
+    #expect(result.status == 204)
+    #expect(result.data == Data())
+    #expect(result.error == nil)
+    #expect(result.header("X-Request-ID") == "42")
+    #expect(result.header("Content-Type") == nil)
+    #expect(result.response?.url?.absoluteString == "https://api.example.com/resource")
+  }
+
+  @Test func dataIsTheBodyWithStatusAndHeaders() {
+    let body = Data([0x00, 0x01, 0xFF])
+    let result = answer(
+      .data(body, status: 206, headers: ["Content-Type": "application/octet-stream"]))
+    #expect(result.data == body)
+    #expect(result.status == 206)
+    #expect(result.header("Content-Type") == "application/octet-stream")
+    #expect(answer(.data(body)).status == 200)
+  }
+
+  @Test func jsonEncodesTheValueAndSetsContentType() throws {
+    let result = answer(.json(User(login: "octocat", id: 1), status: 201))
+    #expect(result.status == 201)
+    #expect(result.header("Content-Type") == "application/json")
+    let data = try #require(result.data)
+    #expect(try JSONDecoder().decode(User.self, from: data) == User(login: "octocat", id: 1))
+  }
+
+  @Test func jsonWithAnUnencodableValueFailsWhenUsedNotWhenMade() {
+    let mock = URLSessionMock()
+    let line = #line + 1
+    mock.stub(.get("/ratio"), with: .json(["ratio": Double.nan]))
+    withKnownIssue {
+      let result = route(mock, "GET", "https://e.com/ratio")
+      #expect(result.urlErrorCode == .resourceUnavailable)
+      #expect(result.response == nil)
+    } matching: { issue in
+      let text = issueComment(issue)
+      return text.contains("The stub registered here cannot answer GET https://e.com/ratio")
+        && text.contains("The value for .json(...) cannot be encoded as JSON")
+        && issue.sourceLocation?.line == line
+    }
+  }
+
+  @Test func jsonObjectSerialisesDictionariesWithSortedKeys() throws {
+    let result = answer(.jsonObject(["b": 2, "a": [true, "x"], "c": NSNull()], status: 202))
+    #expect(result.status == 202)
+    #expect(result.header("Content-Type") == "application/json")
+    #expect(result.text == #"{"a":[true,"x"],"b":2,"c":null}"#)
+  }
+
+  @Test func jsonObjectThatJSONCannotRepresentFailsWhenUsed() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/when"), with: .jsonObject(["when": Date(timeIntervalSince1970: 0)]))
+    withKnownIssue {
+      #expect(route(mock, "GET", "https://e.com/when").urlErrorCode == .resourceUnavailable)
+    } matching: { issue in
+      let text = issueComment(issue)
+      return text.contains("The object for .jsonObject(...) cannot be represented as JSON")
+        && text.contains("Dictionary<String, Date>")
+    }
+  }
+
+  @Test func textIsUTF8WithPlainTextContentType() {
+    let result = answer(.text("héllo ✓", status: 418))
+    #expect(result.status == 418)
+    #expect(result.data == Data("héllo ✓".utf8))
+    #expect(result.header("Content-Type") == "text/plain; charset=utf-8")
+  }
+
+  @Test func explicitContentTypeIsNotOverridden() {
+    let json = answer(.json(["a": 1], headers: ["content-type": "application/vnd.api+json"]))
+    #expect(json.header("Content-Type") == "application/vnd.api+json")
+    #expect(json.response?.allHeaderFields.count == 1)
+
+    let text = answer(.text("# Hi", headers: ["Content-Type": "text/markdown"]))
+    #expect(text.header("Content-Type") == "text/markdown")
+
+    let object = answer(.jsonObject(["a": 1], headers: ["CONTENT-TYPE": "text/json"]))
+    #expect(object.header("Content-Type") == "text/json")
+
+    let file = answer(
+      .file("Fixtures/user.json", in: .module, headers: ["Content-Type": "text/plain"]))
+    #expect(file.header("Content-Type") == "text/plain")
+  }
+
+  // MARK: - Files
+
+  @Test func fileReadsTheFixtureFromTheBundle() throws {
+    let result = answer(.file("Fixtures/user.json", in: .module, status: 203))
+    #expect(result.status == 203)
+    #expect(result.header("Content-Type") == "application/json")
+    let data = try #require(result.data)
+    #expect(try JSONDecoder().decode(User.self, from: data) == User(login: "octocat", id: 1))
+  }
+
+  @Test func missingFileFailsWhenUsedNamingThePath() {
+    let mock = URLSessionMock()
+    let line = #line + 1
+    mock.stub(.get("/users"), with: .file("Fixtures/missing.json", in: .module))
+    withKnownIssue {
+      let result = route(mock, "GET", "https://e.com/users")
+      #expect(result.urlErrorCode == .resourceUnavailable)
+      #expect(result.data == nil)
+    } matching: { issue in
+      let text = issueComment(issue)
+      return text.contains("The fixture file \"Fixtures/missing.json\" could not be read from ")
+        && text.contains("/Fixtures/missing.json.")
+        && text.contains("is a resource of the test target")
+        && issue.sourceLocation?.line == line
+    }
+  }
+
+  // MARK: - Errors
+
+  @Test func errorDeliversTheErrorWithNoResponseOrData() {
+    let result = answer(.error(URLError(.notConnectedToInternet)))
+    #expect(result.delivered)
+    #expect(result.urlErrorCode == .notConnectedToInternet)
+    #expect(result.response == nil)
+    #expect(result.data == nil)
+  }
+
+  @Test func errorMayBeAnyError() {
+    struct Broken: Error, Equatable {}
+    let result = answer(.error(Broken()))
+    #expect(result.error as? Broken == Broken())
+  }
+
+  // MARK: - The DHURLSessionStub form
+
+  @Test func rawFormWithNothingAnswers200ForTheRequestURL() {
+    let result = answer(StubResponse(data: Data("x".utf8), response: nil, error: nil))
+    #expect(result.status == 200)
+    #expect(result.text == "x")
+    #expect(result.response?.url?.absoluteString == "https://api.example.com/resource")
+  }
+
+  @Test func rawFormDeliversTheGivenResponseAsIs() throws {
+    let given = try #require(
+      HTTPURLResponse(
+        url: URL(string: "https://elsewhere.example.com/x")!, statusCode: 302,
+        httpVersion: "HTTP/1.1", headerFields: ["Location": "/y"]))
+    let result = answer(StubResponse(data: nil, response: given, error: nil))
+    #expect(result.response === given)
+    #expect(result.data == nil)
+  }
+
+  @Test func rawFormWithAnErrorHasNoResponseUnlessGiven() throws {
+    let failed = answer(StubResponse(data: nil, response: nil, error: URLError(.timedOut)))
+    #expect(failed.urlErrorCode == .timedOut)
+    #expect(failed.response == nil)
+
+    let given = try #require(
+      HTTPURLResponse(
+        url: URL(string: "https://api.example.com/resource")!, statusCode: 500,
+        httpVersion: nil, headerFields: nil))
+    let both = answer(
+      StubResponse(
+        data: Data("partial".utf8), response: given, error: URLError(.networkConnectionLost)))
+    #expect(both.urlErrorCode == .networkConnectionLost)
+    #expect(both.response === given)
+    #expect(both.text == "partial")
+  }
+
+  // MARK: - Delays
+
+  @Test func delayedAnswerArrivesOnTheVirtualClock() async {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(30)))
+    let box = AnswerBox()
+    mock.dataTask(with: routingRequest("GET", "https://e.com/slow"), completionHandler: box.handler)
+      .resume()
+    #expect(!box.value.delivered)
+    await clock.advance(by: .seconds(29))
+    #expect(!box.value.delivered)
+    await clock.advance(by: .seconds(1))
+    #expect(box.value.text == "late")
+    #expect(box.value.status == 200)
+  }
+
+  @Test func delayAppliesPerResponseInASequence() async {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/a"),
+      with: [.error(URLError(.timedOut)).delayed(by: .seconds(10)), .status(200)])
+    let first = AnswerBox()
+    mock.dataTask(with: routingRequest("GET", "https://e.com/a"), completionHandler: first.handler)
+      .resume()
+    let second = route(mock, "GET", "https://e.com/a")
+    #expect(second.status == 200)
+    #expect(!first.value.delivered)
+    await clock.advance(by: .seconds(10))
+    #expect(first.value.urlErrorCode == .timedOut)
+  }
+
+  @Test func delayedKeepsTheAnswerAndRecordsTheDelay() {
+    let plain = StubResponse.status(201)
+    let delayed = plain.delayed(by: .milliseconds(250))
+    #expect(plain.delay == nil)
+    #expect(delayed.delay == .milliseconds(250))
+    #expect(delayed.delayed(by: .seconds(1)).delay == .seconds(1))
+  }
+}

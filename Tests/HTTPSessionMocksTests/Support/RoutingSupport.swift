@@ -1,0 +1,104 @@
+import Foundation
+import HTTPSessionKit
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A request for the routing tests: `method` and `url`, with optional headers and body.
+func routingRequest(
+  _ method: String = "GET", _ url: String, headers: [String: String] = [:], body: Data? = nil
+) -> URLRequest {
+  guard let parsed = URL(string: url) else {
+    Issue.record("The test's URL \"\(url)\" does not parse.")
+    return URLRequest(url: URL(fileURLWithPath: "/invalid-test-url"))
+  }
+  var request = URLRequest(url: parsed)
+  request.httpMethod = method
+  for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+  request.httpBody = body
+  return request
+}
+
+/// What one completion handler received.
+struct RoutedAnswer: Sendable {
+  var data: Data?
+  var response: HTTPURLResponse?
+  var error: (any Error)?
+  /// Whether the handler ran at all.
+  var delivered = false
+
+  var status: Int? { response?.statusCode }
+  var text: String? { data.map { String(decoding: $0, as: UTF8.self) } }
+  var urlErrorCode: URLError.Code? { (error as? URLError)?.code }
+
+  func header(_ name: String) -> String? { response?.value(forHTTPHeaderField: name) }
+}
+
+/// Collects what a completion handler delivers, from any thread.
+final class AnswerBox: @unchecked Sendable {
+  // @unchecked Sendable: `answer` is read and written only under `lock`.
+  private let lock = NSLock()
+  private var answer = RoutedAnswer()
+
+  var handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
+    { data, response, error in
+      self.lock.withLock {
+        self.answer = RoutedAnswer(
+          data: data, response: response as? HTTPURLResponse, error: error, delivered: true)
+      }
+    }
+  }
+
+  var value: RoutedAnswer { lock.withLock { answer } }
+}
+
+/// Sends `request` through `session` and returns what the handler got. Doubles with no delay
+/// deliver inside `resume()`, so the answer is there when this returns.
+@discardableResult
+func route(_ session: some HTTPSession, _ request: URLRequest) -> RoutedAnswer {
+  let box = AnswerBox()
+  session.dataTask(with: request, completionHandler: box.handler).resume()
+  return box.value
+}
+
+/// Sends a request with `method` to `url` through `session`; see ``route(_:_:)``.
+@discardableResult
+func route(
+  _ session: some HTTPSession, _ method: String, _ url: String, headers: [String: String] = [:],
+  body: Data? = nil
+) -> RoutedAnswer {
+  route(session, routingRequest(method, url, headers: headers, body: body))
+}
+
+/// The issue's comments: the message the double wrote.
+func issueComment(_ issue: Issue) -> String {
+  issue.comments.map(\.rawValue).joined(separator: "\n")
+}
+
+/// Runs `body`, which must record at least one issue (or the test fails), and returns the
+/// comment of each issue it recorded, in order.
+func knownIssueComments(
+  sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void
+) -> [String] {
+  let log = IssueLog()
+  withKnownIssue(sourceLocation: sourceLocation) {
+    body()
+  } matching: { issue in
+    log.append(issueComment(issue))
+    return true
+  }
+  return log.all
+}
+
+/// Issue comments collected from `withKnownIssue`'s matcher, which may run on any thread.
+private final class IssueLog: @unchecked Sendable {
+  // @unchecked Sendable: `items` is read and written only under `lock`.
+  private let lock = NSLock()
+  private var items: [String] = []
+
+  func append(_ text: String) { lock.withLock { items.append(text) } }
+  var all: [String] { lock.withLock { items } }
+}
