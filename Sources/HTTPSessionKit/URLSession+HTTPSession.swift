@@ -4,6 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
+/// `URLSessionTask` and its subclasses are the production ``HTTPDataTask``s: `resume()`,
+/// `cancel()`, `state` and `taskIdentifier` are their own.
 extension URLSessionTask: HTTPDataTask {}
 
 /// `URLSession` is the production ``HTTPSession``: its own task methods satisfy the protocol

@@ -227,4 +227,32 @@ import Testing
     #expect(delayed.delay == .milliseconds(250))
     #expect(delayed.delayed(by: .seconds(1)).delay == .seconds(1))
   }
+
+  // MARK: - Edge cases found in review
+
+  @Test func jsonObjectAcceptsTopLevelFragments() {
+    #expect(answer(.jsonObject("text")).data == Data(#""text""#.utf8))
+    #expect(answer(.jsonObject(42)).data == Data("42".utf8))
+    #expect(answer(.jsonObject(NSNull())).data == Data("null".utf8))
+  }
+
+  @Test func aStatusOutsideHTTPsRangeFailsWhenUsed() {
+    withKnownIssue {
+      let result = answer(.status(-1))
+      #expect(result.urlErrorCode == .resourceUnavailable)
+      #expect(result.response == nil)
+    } matching: { issue in
+      issueComment(issue).contains("-1 is not an HTTP status code")
+    }
+  }
+
+  @Test func aMultiLineBodyStaysOnOneLineOfTheReport() {
+    let mock = URLSessionMock()
+    mock.stub(.post("/other"), with: .status(200))
+    withKnownIssue {
+      _ = route(mock, routingRequest("POST", "https://e.com/items", body: Data("a\nb".utf8)))
+    } matching: { issue in
+      issueComment(issue).contains(#"body: "a\nb""#)
+    }
+  }
 }

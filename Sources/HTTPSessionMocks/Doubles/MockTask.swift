@@ -80,12 +80,14 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
       return journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
     }
     guard let waiters else { return }
-    for waiter in waiters { waiter.resume() }
     if let driver {
       driver.taskDidResume(self)
     } else {
       finishCancelled()
     }
+    // Wake `waitForRequests` only now, when the answer is scheduled (or delivered, or the task
+    // is held by a manual spy), so that a test that wakes up can advance the clock at once.
+    for waiter in waiters { waiter.resume() }
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.

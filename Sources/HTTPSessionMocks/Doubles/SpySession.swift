@@ -26,6 +26,7 @@ import HTTPSessionKit
 /// let spy = SpySession()
 /// client.session = spy
 /// let first = Task { try await client.search("a") }
+/// try await spy.waitForRequests(count: 1)
 /// let second = Task { try await client.search("ab") }
 /// try await spy.waitForRequests(count: 2)
 /// spy.complete(spy.pendingTasks[1], with: .json(["ab"]))   // the later search answers first

@@ -160,7 +160,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       return RequestMatcher(.jsonBody(json), description: "JSON body \(json)")
     } catch {
       return RequestMatcher(
-        .invalid("The value given to jsonBody(_:) cannot be encoded as JSON: \(error)."),
+        .invalid("The value given to jsonBody(_:) cannot be encoded as JSON: \(sentence(error))"),
         description: "JSON body (unencodable \(type(of: value)))")
     }
   }
@@ -365,6 +365,12 @@ struct BodyText: CustomStringConvertible {
 
   var description: String {
     if data.isEmpty { return "(empty)" }
+    if let text = String(data: data, encoding: .utf8), text.contains(where: \.isNewline) {
+      // Escape line breaks so that a multi-line body stays on the report's line.
+      let escaped = text.prefix(200).replacing("\r", with: "\\r").replacing("\n", with: "\\n")
+      let more = text.count > 200 ? "…\" (\(data.count) bytes)" : "\""
+      return "\"\(escaped)\(more)"
+    }
     if data.count <= 200, let text = String(data: data, encoding: .utf8),
       !text.contains(where: { $0.isNewline && $0 != "\n" })
     {
@@ -378,4 +384,11 @@ struct BodyText: CustomStringConvertible {
     }
     return "\(data.count) bytes of binary data"
   }
+}
+
+/// An error's description as one sentence ending in exactly one period.
+func sentence(_ error: any Error) -> String {
+  var text = String(describing: error)
+  while text.hasSuffix(".") { text.removeLast() }
+  return text + "."
 }

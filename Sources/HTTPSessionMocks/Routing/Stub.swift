@@ -59,7 +59,8 @@ public final class Stub: @unchecked Sendable, CustomStringConvertible {
     router?.remove(id)
   }
 
-  /// The matcher and where the stub was registered, such as `GET /users/{login} (UserTests.swift:12)`.
+  /// The matcher and where the stub was registered, such as
+  /// `GET /users/{login} (registered at MyTests/UserTests.swift:12)`.
   public var description: String {
     "\(matcher) (registered at \(site))"
   }

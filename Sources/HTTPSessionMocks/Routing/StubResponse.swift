@@ -10,7 +10,7 @@ import Foundation
 /// mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
 /// mock.stub(.get("/health"), with: .status(204))
 /// mock.stub(.get("/readme"), with: .text("# Hello", headers: ["Content-Type": "text/markdown"]))
-/// mock.stub(.get("/users"), with: .file("users.json", in: .module))
+/// mock.stub(.get("/users"), with: .file("Fixtures/users.json", in: .module))
 /// mock.stub(.get("/offline"), with: .error(URLError(.notConnectedToInternet)))
 /// mock.stub(.get("/slow"), with: .json(user).delayed(by: .seconds(30)))
 /// ```
@@ -36,7 +36,12 @@ public struct StubResponse: Sendable {
   var content: Content { storage.content }
 
   init(_ content: Content, delay: Duration? = nil) {
-    self.storage = Storage(content)
+    if case .http(_, let status, _) = content, !(100...999).contains(status) {
+      self.storage = Storage(
+        .invalid("\(status) is not an HTTP status code; use a code from 100 to 999."))
+    } else {
+      self.storage = Storage(content)
+    }
     self.delay = delay
   }
 
@@ -71,7 +76,8 @@ public struct StubResponse: Sendable {
       let body = try JSONEncoder().encode(value)
       return StubResponse(.http(body: body, status: status, headers: jsonHeaders(headers)))
     } catch {
-      return StubResponse(.invalid("The value for .json(...) cannot be encoded as JSON: \(error)."))
+      return StubResponse(
+        .invalid("The value for .json(...) cannot be encoded as JSON: \(sentence(error))"))
     }
   }
 
@@ -82,8 +88,10 @@ public struct StubResponse: Sendable {
   public static func jsonObject(
     _ object: Any, status: Int = 200, headers: [String: String] = [:]
   ) -> StubResponse {
-    guard JSONSerialization.isValidJSONObject(object),
-      let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    // Wrapping in an array lets strings, numbers and null through as top-level fragments.
+    guard JSONSerialization.isValidJSONObject([object]),
+      let body = try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
     else {
       return StubResponse(
         .invalid(

@@ -75,6 +75,9 @@ enum NearMiss {
       for reason in stub.reasons { text += "       - \(reason)\n" }
     }
     if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }
+    text +=
+      "Fix the request, or add or change a stub. To answer unmatched requests instead of "
+      + "failing, set mock.unmatchedRequestPolicy (.respond(with:) or .passThrough(to:)).\n"
     return text
   }
 
