@@ -30,7 +30,7 @@ public func withMockVerification<Result>(
 }
 
 /// Runs `body`, then verifies every ``URLSessionMock`` created inside it; the synchronous form
-/// of ``withMockVerification(fileID:filePath:line:column:_:)-(_,_,_,_,()async throws->Result)``.
+/// of `withMockVerification(_:)`.
 public func withMockVerification<Result>(
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
   column: UInt = #column, _ body: () throws -> Result
@@ -41,7 +41,7 @@ public func withMockVerification<Result>(
   return result
 }
 
-/// The mocks created inside one ``withMockVerification(fileID:filePath:line:column:_:)-(_,_,_,_,()async throws->Result)``
+/// The mocks created inside one `withMockVerification(_:)`
 /// call or one test with the ``MockVerificationTrait`` trait.
 final class MockVerificationScope: Sendable {
   @TaskLocal static var current: MockVerificationScope?

@@ -13,7 +13,7 @@
   /// ```
   ///
   /// Applied to a suite, it verifies each of the suite's tests. It works like
-  /// ``withMockVerification(fileID:filePath:line:column:_:)-(_,_,_,_,()async throws->Result)``
+  /// `withMockVerification(_:)`
   /// around the test body, and has the same limits: mocks created in detached tasks are not seen.
   public struct MockVerificationTrait: TestTrait, SuiteTrait, TestScoping {
     /// Creates the trait; `@Test(.verifyingMocks)` is the usual spelling.
