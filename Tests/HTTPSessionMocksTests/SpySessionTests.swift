@@ -303,7 +303,9 @@ import Testing
     withKnownIssue {
       #expect(!spy.complete(task, with: .status(200)))
     } matching: { issue in
-      IssueText.of(issue).contains("Cannot complete task")
+      let text = IssueText.of(issue)
+      return text.contains("Cannot complete task") && text.contains("made by another session")
+        && !text.contains("it is running")
     }
     #expect(other.pendingTasks.count == 1)
   }

@@ -110,7 +110,9 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
       let why =
         wrapped != nil
         ? "this spy forwards to \(type(of: wrapped!)); only a spy made with SpySession() holds tasks"
-        : "it is \(MockTask.name(of: task.state)); only resumed, unfinished tasks can be completed"
+        : task.journal !== journal
+          ? "it was made by another session; complete it on the SpySession that made it"
+          : "it is \(MockTask.name(of: task.state)); only resumed, unfinished tasks can be completed"
       journal.reporter.fail("Cannot complete task \(task): \(why).", at: callSite)
       return false
     }
