@@ -74,6 +74,13 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     var work: Work
   }
 
+  /// How a sleep began: cancelled before it could wait, already over, or waiting.
+  private enum SleepStart {
+    case cancelled
+    case elapsed
+    case enqueued(wakingWaiters: [CheckedContinuation<Void, any Error>])
+  }
+
   private struct SleeperWaiter {
     var count: Int
     var continuation: CheckedContinuation<Void, any Error>
@@ -161,14 +168,18 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        let (resumeNow, waiters) = state.withLock {
-          state -> (Bool, [CheckedContinuation<Void, any Error>]) in
-          if state.cancelledEarly.remove(id) != nil { return (true, []) }
+        let outcome = state.withLock { state -> SleepStart in
+          if state.cancelledEarly.remove(id) != nil { return .cancelled }
+          // Time may have reached the deadline since it was checked: then the sleep is over.
+          if state.now >= deadline { return .elapsed }
           state.insert(Entry(deadline: deadline, id: id, work: .sleeper(continuation)))
-          return (false, state.satisfiedSleeperWaiters())
+          return .enqueued(wakingWaiters: state.satisfiedSleeperWaiters())
         }
-        if resumeNow { continuation.resume(throwing: CancellationError()) }
-        for waiter in waiters { waiter.resume() }
+        switch outcome {
+        case .cancelled: continuation.resume(throwing: CancellationError())
+        case .elapsed: continuation.resume()
+        case .enqueued(let waiters): for waiter in waiters { waiter.resume() }
+        }
       }
     } onCancel: {
       let entry = state.withLock { state -> Entry? in

@@ -74,20 +74,26 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Sends the request, or does nothing if the task has already started, finished or been
   /// cancelled.
   public func resume() {
-    let waiters = journal.withLock { journal -> [CheckedContinuation<Void, any Error>]? in
-      guard lockedState == .suspended else { return nil }
+    let started = journal.withLock { journal -> Bool in
+      guard lockedState == .suspended else { return false }
       lockedState = .running
-      return journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
+      journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
+      return true
     }
-    guard let waiters else { return }
+    guard started else { return }
     if let driver {
       driver.taskDidResume(self)
     } else {
+      journal.reporter.fail(
+        "Task \(taskIdentifier) (\(originalRequest.summary)) was resumed after its "
+          + "\(journal.ownerName) was released, so it was cancelled. Keep a reference to the "
+          + "double for as long as its tasks run (for example, assign it to your client's session).",
+        at: journal.ownerSite)
       finishCancelled()
     }
     // Wake `waitForRequests` only now, when the answer is scheduled (or delivered, or the task
     // is held by a manual spy), so that a test that wakes up can advance the clock at once.
-    for waiter in waiters { waiter.resume() }
+    for waiter in journal.withLock({ $0.settleResumed() }) { waiter.resume() }
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.

@@ -56,8 +56,8 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     self.wrapped = session
-    self.journal = RequestJournal(reporter: FailureReporter())
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.journal = RequestJournal(ownerName: "SpySession", ownerSite: site)
   }
 
   /// Creates a spy in manual mode: resumed tasks wait in ``pendingTasks`` until the test
@@ -68,8 +68,8 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     column: UInt = #column
   ) {
     self.wrapped = nil
-    self.journal = RequestJournal(reporter: FailureReporter())
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.journal = RequestJournal(ownerName: "SpySession", ownerSite: site)
   }
 
   // MARK: - Manual mode
@@ -113,6 +113,8 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
         why =
           "this spy forwards to \(type(of: wrapped)); only a spy made with SpySession() holds "
           + "tasks for the test to complete"
+      } else if task.journal !== journal {
+        why = "it was made by another session; complete it on the SpySession that made it"
       } else {
         why =
           "it is \(MockTask.name(of: task.state)); only resumed, unfinished tasks of this spy "

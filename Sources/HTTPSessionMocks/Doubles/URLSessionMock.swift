@@ -57,7 +57,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
   ) {
     self.clock = clock
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    self.journal = RequestJournal(reporter: FailureReporter())
+    self.journal = RequestJournal(ownerName: "URLSessionMock", ownerSite: site)
     MockVerificationScope.current?.register(self)
   }
 

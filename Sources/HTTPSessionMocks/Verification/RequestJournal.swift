@@ -24,6 +24,9 @@ public final class RequestJournal: Sendable {
     /// Unmatched requests that nothing has reported as a failure yet (answered by a policy).
     var unreportedUnmatched: [URLRequest] = []
     var nextTaskIdentifier = 0
+    /// Sent requests whose answer the double has scheduled (or delivered, or held):
+    /// `waitForRequests` counts these, so a test that wakes can act on the answer at once.
+    var settledCount = 0
     var waiters: [ObjectIdentifier: Waiter] = [:]
 
     mutating func recordCreated(_ request: URLRequest, kind: SessionEvent.TaskKind) -> Int {
@@ -33,14 +36,19 @@ public final class RequestJournal: Sendable {
       return nextTaskIdentifier
     }
 
-    /// Records a sent request; returns the waiters it satisfies, to resume outside the lock.
-    mutating func recordResumed(_ request: URLRequest, taskIdentifier: Int)
-      -> [CheckedContinuation<Void, any Error>]
-    {
+    /// Records a sent request. Its waiters are woken by ``settleResumed()``, once the double
+    /// has scheduled the answer.
+    mutating func recordResumed(_ request: URLRequest, taskIdentifier: Int) {
       events.append(SessionEvent(kind: .resumed, taskIdentifier: taskIdentifier, request: request))
       requests.append(request)
+    }
+
+    /// Counts one sent request as settled (its answer scheduled, delivered or held); returns the
+    /// waiters that this satisfies, to resume outside the lock.
+    mutating func settleResumed() -> [CheckedContinuation<Void, any Error>] {
+      settledCount += 1
       guard !waiters.isEmpty else { return [] }
-      let count = requests.count
+      let count = settledCount
       let met = waiters.filter { $0.value.count <= count }
       for key in met.keys { waiters[key] = nil }
       return met.values.map(\.continuation)
@@ -63,9 +71,15 @@ public final class RequestJournal: Sendable {
 
   private let state = Locked(State())
   let reporter: FailureReporter
+  /// The kind of double that owns this journal, for messages: `URLSessionMock`, `SpySession`.
+  let ownerName: String
+  /// Where the owner was created.
+  let ownerSite: CallSite
 
-  init(reporter: FailureReporter) {
-    self.reporter = reporter
+  init(ownerName: String, ownerSite: CallSite) {
+    self.reporter = FailureReporter()
+    self.ownerName = ownerName
+    self.ownerSite = ownerSite
   }
 
   // MARK: Recording
@@ -238,7 +252,7 @@ public final class RequestJournal: Sendable {
       timeout: timeout,
       register: { id, continuation in
         state.withLock { state in
-          if state.requests.count >= count { return true }
+          if state.settledCount >= count { return true }
           state.waiters[id] = Waiter(count: count, continuation: continuation)
           return false
         }
