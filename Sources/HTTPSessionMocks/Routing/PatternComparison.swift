@@ -28,6 +28,7 @@ enum PatternComparison {
   {
     guard pattern.count == segments.count else { return nil }
     var parameters: [String: String] = [:]
+    parameters.reserveCapacity(2)
     for (expected, actual) in zip(pattern, segments) {
       switch expected {
       case .literal(let text):
@@ -59,8 +60,13 @@ enum PatternComparison {
   private static func comparePath(
     _ pattern: URLPattern, _ facts: RequestFacts, into result: inout RequestMatcher.Evaluation
   ) {
+    if let literal = pattern.literalPath, let key = facts.literalKey, literal == key { return }
     if let parameters = matchSegments(pattern.segments, facts.segments) {
-      result.parameters.merge(parameters) { $1 }
+      if result.parameters.isEmpty {
+        result.parameters = parameters
+      } else {
+        result.parameters.merge(parameters) { $1 }
+      }
       return
     }
     let expected = pattern.pathDescription

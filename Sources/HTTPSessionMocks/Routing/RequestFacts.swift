@@ -4,25 +4,35 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The parts of a request that matchers compare. The method and path segments, which routing
-/// needs for every request, are parsed once; the rest is read when a matcher asks.
-struct RequestFacts {
+/// The parts of a request that matchers compare, each worked out once and only when a matcher
+/// asks: routing a request to an exact-path stub never splits its path.
+final class RequestFacts {
   let request: URLRequest
   let method: String
   let url: URL?
-  /// Percent-decoded path segments; the root path is one empty segment.
-  let segments: [String]
+  /// The path as sent, percent-encoded; the root path is `/`.
+  let rawPath: String
 
   init(_ request: URLRequest) {
     self.request = request
     method = Self.normalizedMethod(request.httpMethod)
     url = request.url
-    guard let url = request.url else {
-      segments = [""]
-      return
-    }
-    segments = Self.segments(of: url.path(percentEncoded: true))
+    let path = request.url?.path(percentEncoded: true) ?? ""
+    rawPath = path.isEmpty ? "/" : path
   }
+
+  /// Percent-decoded path segments; the root path is one empty segment.
+  lazy var segments: [String] = Self.segments(of: rawPath)
+
+  /// The decoded path as one string, for the exact-path index: the raw path when it has no
+  /// escapes, else the decoded segments joined, or `nil` when a decoded segment holds a `/`
+  /// (then only the segment-by-segment comparison can tell).
+  lazy var literalKey: String? = {
+    guard rawPath.utf8.contains(UInt8(ascii: "%")) else { return rawPath }
+    let decoded = segments
+    if decoded.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }) { return nil }
+    return "/" + decoded.joined(separator: "/")
+  }()
 
   /// Splits a percent-encoded path into decoded segments, scanning its bytes once.
   static func segments(of path: String) -> [String] {

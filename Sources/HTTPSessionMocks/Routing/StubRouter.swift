@@ -53,7 +53,11 @@ final class StubRouter: Sendable {
   /// reads a copy (one retain per buffer) and matches outside the lock.
   struct Table: Sendable {
     var definitions = StubSlots<Definition>()
+    /// Stubs whose pattern is a literal path, by that decoded path.
+    var exactPaths: [String: [Int]] = [:]
+    /// Stubs whose pattern has `{parameters}` (or a literal that holds an encoded `/`).
     var index = PathIndex()
+    var indexedCount = 0
     /// Stubs the index cannot narrow down (`.any`, regexes, closures, `||`), in registration
     /// order.
     var scanned: [Int] = []
@@ -77,7 +81,11 @@ final class StubRouter: Sendable {
         }
         return nil
       }
-      var found = facts.map { index.candidates(for: $0.segments) } ?? []
+      var found: [Int] = []
+      if let facts {
+        if let key = facts.literalKey, let exact = exactPaths[key] { found += exact }
+        if indexedCount > 0 { found += index.candidates(for: facts.segments) }
+      }
       if !scanned.isEmpty { found += scanned }
       found.sort(by: >)
       for id in found {
@@ -133,7 +141,12 @@ final class StubRouter: Sendable {
       state.table.definitions[id] = Definition(
         id: id, matcher: matcher, responder: responder, site: site)
       if let key = matcher.indexKey {
-        state.table.index.insert(key.pattern.segments, id: id)
+        if let literal = key.pattern.literalPath {
+          state.table.exactPaths[literal, default: []].append(id)
+        } else {
+          state.table.index.insert(key.pattern.segments, id: id)
+          state.table.indexedCount += 1
+        }
       } else {
         state.table.scanned.append(id)
       }

@@ -25,6 +25,21 @@ struct URLPattern: Sendable {
   /// Items the request's query must contain; a `nil` value means any value.
   let query: [(name: String, value: String?)]
 
+  /// The whole decoded path when every segment is literal (and none holds a `/`), for the
+  /// exact-path index; `nil` for templates.
+  let literalPath: String?
+
+  private static func literalPath(of segments: [Segment]) -> String? {
+    var parts: [String] = []
+    for segment in segments {
+      guard case .literal(let text) = segment, !text.utf8.contains(UInt8(ascii: "/")) else {
+        return nil
+      }
+      parts.append(text)
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
   var hasParameters: Bool {
     segments.contains { if case .parameter = $0 { return true } else { return false } }
   }
@@ -87,6 +102,7 @@ struct URLPattern: Sendable {
     let path = rest[..<pathEnd]
     let queryText = pathEnd < rest.endIndex ? rest[rest.index(after: pathEnd)...] : nil
     segments = try Self.parseSegments(path)
+    literalPath = Self.literalPath(of: segments)
     query = try Self.parseQuery(queryText)
   }
 
