@@ -110,6 +110,18 @@ final class StubRouter: Sendable {
     var scenarioState = URLSessionMock.initialScenarioState
     var policy = UnmatchedRequestPolicy.fail
 
+    /// The newest stub that matches and may answer now, with its parameters. Runs no user
+    /// code, so it may run under the lock, reading the table in place.
+    func firstAvailableMatch(_ facts: RequestFacts?) -> (id: Int, parameters: [String: String])? {
+      table.firstCandidate(facts) { id -> (id: Int, parameters: [String: String])? in
+        guard let definition = table.definitions[id],
+          usage[id]?.unavailableReason(scenarioState: scenarioState) == nil,
+          let parameters = table.match(definition, facts)
+        else { return nil }
+        return (id, parameters)
+      }
+    }
+
     /// Counts a call to stub `id` if it may answer now.
     mutating func claim(_ id: Int, parameters: [String: String]) -> Claim? {
       guard let definition = table.definitions[id] else { return nil }
@@ -186,14 +198,9 @@ final class StubRouter: Sendable {
     // Without user code in any matcher, match and claim in one critical region.
     let fastResult = state.withLock { state -> Claim?? in
       guard state.table.userCodeCount == 0 else { return .none }
-      let table = state.table
-      let facts = table.facts(for: request)
-      return table.firstCandidate(facts) { id -> Claim? in
-        guard let definition = table.definitions[id],
-          let parameters = table.match(definition, facts)
-        else { return nil }
-        return state.claim(id, parameters: parameters)
-      }
+      let facts = state.table.facts(for: request)
+      guard let chosen = state.firstAvailableMatch(facts) else { return .some(nil) }
+      return .some(state.claim(chosen.id, parameters: chosen.parameters))
     }
     if let fastResult { return fastResult }
     // Some matcher calls the test's closures: match a copy outside the lock, then claim.
