@@ -116,12 +116,19 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     }
     switch response.resolve(for: task.originalRequest) {
     case .answer(let data, let urlResponse, let error):
-      task.finish(data: data, response: urlResponse, error: error)
+      // A cancel() that began on another thread before this answer got the handler wins.
+      guard
+        task.finish(data: data, response: urlResponse, error: error, yieldingToCancel: true)
+      else {
+        journal.reporter.fail("Cannot complete task \(task): it was cancelled first.", at: callSite)
+        return false
+      }
     case .invalid(let problem):
       journal.reporter.fail("Cannot complete task \(task): \(problem)", at: callSite)
       task.finish(
         data: nil, response: nil,
-        error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem))
+        error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem),
+        yieldingToCancel: true)
     }
     return true
   }

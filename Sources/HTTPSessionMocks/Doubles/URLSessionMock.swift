@@ -418,7 +418,8 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
       at: site)
     task.finish(
       data: nil, response: nil,
-      error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem))
+      error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem),
+      yieldingToCancel: true)
   }
 
   private func handleUnmatched(_ task: MockTask) {
@@ -437,7 +438,8 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
         data: nil, response: nil,
         error: URLError(
           .resourceUnavailable, for: request,
-          description: "URLSessionMock: no stub matches \(request.summary)"))
+          description: "URLSessionMock: no stub matches \(request.summary)"),
+        yieldingToCancel: true)
     case .respond(let response):
       answer(task, with: response, site: site)
     case .passThrough(let session):
@@ -473,6 +475,6 @@ struct Answer: @unchecked Sendable {
   let error: (any Error)?
 
   func deliver(to task: MockTask) {
-    task.finish(data: data, response: response, error: error)
+    task.finish(data: data, response: response, error: error, yieldingToCancel: true)
   }
 }
