@@ -209,9 +209,11 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
 
   func taskDidResume(_ task: MockTask) {
     if wrapped != nil {
-      // From here the task itself holds the way to cancel the wrapped task, until it finishes.
+      // From here the task itself holds the way to cancel the wrapped task, until it finishes;
+      // weakly, since the wrapped task's handler holds this task, and the wrapped session
+      // keeps its running task alive (as URLSession does).
       guard let inner = innerTask(of: task) else { return }
-      task.setCancelPending { inner.cancel() }
+      task.setCancelPending { [weak inner] in inner?.cancel() }
       inner.resume()
     } else {
       state.withLock { $0.pending.append(task) }
