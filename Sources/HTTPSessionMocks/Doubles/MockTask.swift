@@ -130,9 +130,19 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   }
 
   /// Runs the handler with this answer, unless it has already run. Returns whether it ran.
+  ///
+  /// With `yieldingToCancel`, it does not run either once a `cancel()` has begun: the double
+  /// that delivers its own answer (a stub's, a test's) lets that cancel deliver
+  /// `URLError(.cancelled)`, which it always does. A forwarded answer does not yield: the
+  /// wrapped session decides what a cancel delivers.
   @discardableResult
-  func finish(data: Data?, response: URLResponse?, error: (any Error)?) -> Bool {
-    guard let handler = takeHandler(response: response, error: error) else { return false }
+  func finish(
+    data: Data?, response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false
+  ) -> Bool {
+    guard
+      let handler = takeHandler(
+        response: response, error: error, yieldingToCancel: yieldingToCancel)
+    else { return false }
     switch handler {
     case .data(let body):
       body(data, response, error)
@@ -175,9 +185,12 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
     return true
   }
 
-  private func takeHandler(response: URLResponse?, error: (any Error)?) -> Handler? {
+  private func takeHandler(
+    response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false
+  ) -> Handler? {
     journal.withLock { journal -> Handler? in
       guard let handler = lockedHandler else { return nil }
+      if yieldingToCancel && lockedState == .canceling { return nil }
       lockedHandler = nil
       lockedCancelPending = nil
       lockedState = .completed

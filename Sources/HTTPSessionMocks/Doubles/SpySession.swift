@@ -125,12 +125,19 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     }
     switch response.resolve(for: task.originalRequest) {
     case .answer(let data, let urlResponse, let error):
-      task.finish(data: data, response: urlResponse, error: error)
+      // A cancel() that began on another thread before this answer got the handler wins.
+      guard
+        task.finish(data: data, response: urlResponse, error: error, yieldingToCancel: true)
+      else {
+        journal.reporter.fail("Cannot complete task \(task): it was cancelled first.", at: callSite)
+        return false
+      }
     case .invalid(let problem):
       journal.reporter.fail("Cannot complete task \(task): \(problem)", at: callSite)
       task.finish(
         data: nil, response: nil,
-        error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem))
+        error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem),
+        yieldingToCancel: true)
     }
     return true
   }
@@ -211,9 +218,11 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
 
   func taskDidResume(_ task: MockTask) {
     if wrapped != nil {
-      // From here the task itself holds the way to cancel the wrapped task, until it finishes.
+      // From here the task itself holds the way to cancel the wrapped task, until it finishes;
+      // weakly, since the wrapped task's handler holds this task, and the wrapped session
+      // keeps its running task alive (as URLSession does).
       guard let inner = innerTask(of: task) else { return }
-      task.setCancelPending { inner.cancel() }
+      task.setCancelPending { [weak inner] in inner?.cancel() }
       inner.resume()
     } else {
       state.withLock { $0.pending.append(task) }

@@ -417,7 +417,8 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
       at: site)
     task.finish(
       data: nil, response: nil,
-      error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem))
+      error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem),
+      yieldingToCancel: true)
   }
 
   private func handleUnmatched(_ task: MockTask) {
@@ -436,7 +437,8 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
         data: nil, response: nil,
         error: URLError(
           .resourceUnavailable, for: request,
-          description: "URLSessionMock: no stub matches \(request.summary)"))
+          description: "URLSessionMock: no stub matches \(request.summary)"),
+        yieldingToCancel: true)
     case .respond(let response):
       answer(task, with: response, site: site)
     case .passThrough(let session):
@@ -472,6 +474,6 @@ struct Answer: @unchecked Sendable {
   let error: (any Error)?
 
   func deliver(to task: MockTask) {
-    task.finish(data: data, response: response, error: error)
+    task.finish(data: data, response: response, error: error, yieldingToCancel: true)
   }
 }

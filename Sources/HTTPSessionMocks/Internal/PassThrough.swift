@@ -29,7 +29,8 @@ enum PassThrough {
   /// Sends `task`'s request through `session` now; cancelling `task` cancels it there.
   static func forward(_ task: MockTask, to session: any HTTPSession) {
     let inner = makeTask(for: task, in: session)
-    task.setCancelPending { inner.cancel() }
+    // Weakly: `inner`'s handler holds `task`, and `session` keeps its running task alive.
+    task.setCancelPending { [weak inner] in inner?.cancel() }
     inner.resume()
   }
 }
