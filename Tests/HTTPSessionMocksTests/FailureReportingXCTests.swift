@@ -201,7 +201,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       mock.dataTask(with: url) { _, _, error in received.append((error as? URLError)?.code) }
         .resume()
     } matching: { issue in
-      IssueText.of(issue).contains("No stub matches GET \(url.absoluteString)")
+      issueComment(issue).contains("No stub matches GET \(url.absoluteString)")
         && issue.sourceLocation?.line == mockLine
         && issue.sourceLocation?.fileID == #fileID
         && issue.sourceLocation?.filePath == #filePath
@@ -218,7 +218,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       passed = mock.verify(.get("/users/hubot"), called: .once)
     } matching: { issue in
       issue.sourceLocation?.line == verifyLine && issue.sourceLocation?.fileID == #fileID
-        && IssueText.of(issue).contains("/users/hubot")
+        && issueComment(issue).contains("/users/hubot")
     }
     #expect(!passed)
   }
@@ -231,7 +231,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       mock.dataTask(with: url) { _, _, _ in }.resume()
     } matching: { issue in
       count.append(1)
-      return IssueText.of(issue).contains("No stub matches")
+      return issueComment(issue).contains("No stub matches")
     }
     #expect(count.values.count == 2)
   }

@@ -261,7 +261,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.complete(task, data: nil, response: nil, error: nil))
     } matching: { issue in
-      let text = IssueText.of(issue)
+      let text = issueComment(issue)
       return text.contains("Cannot complete task") && text.contains("suspended")
     }
     #expect(seen.count == 0)
@@ -277,7 +277,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.complete(task, with: .status(500)))
     } matching: { issue in
-      let text = IssueText.of(issue)
+      let text = issueComment(issue)
       return text.contains("Cannot complete task") && text.contains("completed")
     }
     #expect(seen.all.map(\.statusCode) == [200])
@@ -291,7 +291,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.complete(task, with: .status(500)))
     } matching: { issue in
-      IssueText.of(issue).contains("only a spy made with SpySession() holds tasks")
+      issueComment(issue).contains("only a spy made with SpySession() holds tasks")
     }
   }
 
@@ -303,7 +303,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.complete(task, with: .status(200)))
     } matching: { issue in
-      let text = IssueText.of(issue)
+      let text = issueComment(issue)
       return text.contains("Cannot complete task") && text.contains("made by another session")
         && !text.contains("it is running")
     }
@@ -327,7 +327,7 @@ import Testing
     withKnownIssue {
       #expect(!spy.complete(dropped, with: .status(200)))
     } matching: { issue in
-      IssueText.of(issue).contains("Cannot complete task")
+      issueComment(issue).contains("Cannot complete task")
     }
     #expect(seen.count == 1)
   }

@@ -588,7 +588,7 @@ import Testing
     withKnownIssue {
       #expect(!mock.verifyAllTasksResumed())
     } matching: { issue in
-      let text = IssueText.of(issue)
+      let text = issueComment(issue)
       return text.contains("never resumed") && text.contains("https://api.example.com/forgotten")
         && !text.contains(url.absoluteString)
     }
@@ -646,7 +646,7 @@ import Testing
         try await mock.waitForRequests(count: 1, timeout: .milliseconds(50))
       }
     } matching: { issue in
-      IssueText.of(issue).contains("Expected 1 request(s), but 0 were sent")
+      issueComment(issue).contains("Expected 1 request(s), but 0 were sent")
     }
   }
 
@@ -663,7 +663,7 @@ import Testing
         #expect(error is WaitTimeoutError)
       }
     } matching: { issue in
-      let text = IssueText.of(issue)
+      let text = issueComment(issue)
       return text.contains("Expected 2 request(s), but 1 were sent")
         && text.contains(url.absoluteString) && issue.sourceLocation?.line == line
     }

@@ -267,7 +267,7 @@ import Testing
         #expect(error is WaitTimeoutError)
       }
     } matching: { issue in
-      IssueText.of(issue).contains("Expected 1 sleep(s) on the VirtualClock, but 0 were waiting")
+      issueComment(issue).contains("Expected 1 sleep(s) on the VirtualClock, but 0 were waiting")
     }
   }
 

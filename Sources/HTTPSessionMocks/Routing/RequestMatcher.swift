@@ -363,26 +363,27 @@ struct BodyText: CustomStringConvertible {
   let data: Data
   init(_ data: Data) { self.data = data }
 
+  /// Short text quoted in full; longer text cut to its first 120 bytes; anything that is not
+  /// UTF-8 by its size. Only the first bytes are ever decoded, so a 100 MB body costs nothing.
   var description: String {
     if data.isEmpty { return "(empty)" }
-    if let text = String(data: data, encoding: .utf8), text.contains(where: \.isNewline) {
-      // Escape line breaks so that a multi-line body stays on the report's line.
-      let escaped = text.prefix(200).replacing("\r", with: "\\r").replacing("\n", with: "\\n")
-      let more = text.count > 200 ? "…\" (\(data.count) bytes)" : "\""
-      return "\"\(escaped)\(more)"
-    }
-    if data.count <= 200, let text = String(data: data, encoding: .utf8),
-      !text.contains(where: { $0.isNewline && $0 != "\n" })
-    {
-      return "\"\(text)\""
+    if data.count <= 200, let text = String(data: data, encoding: .utf8) {
+      return "\"\(Self.oneLine(text))\""
     }
     // The cut may fall inside a UTF-8 character: try the few shorter cuts before calling it binary.
     for length in stride(from: 120, through: 117, by: -1) {
       if let text = String(data: data.prefix(length), encoding: .utf8) {
-        return "\"\(text)…\" (\(data.count) bytes)"
+        return "\"\(Self.oneLine(text))…\" (\(data.count) bytes)"
       }
     }
     return "\(data.count) bytes of binary data"
+  }
+
+  /// Escapes line breaks and tabs, so that a multi-line body stays on the report's line.
+  private static func oneLine(_ text: String) -> String {
+    guard text.contains(where: { $0.isNewline || $0 == "\t" }) else { return text }
+    return text.replacing("\r\n", with: "\\r\\n").replacing("\r", with: "\\r")
+      .replacing("\n", with: "\\n").replacing("\t", with: "\\t")
   }
 }
 

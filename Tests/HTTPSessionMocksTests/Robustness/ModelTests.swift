@@ -543,7 +543,7 @@ final class LifecycleHarness {
     withKnownIssue(isIntermittent: true) {
       returned = spy.complete(task, with: response)
     } matching: { issue in
-      let named = issue.reportedText.contains("Cannot complete task #\(task.taskIdentifier) ")
+      let named = issueComment(issue).contains("Cannot complete task #\(task.taskIdentifier) ")
       if named { reported.withLock { $0 += 1 } }
       return named
     }

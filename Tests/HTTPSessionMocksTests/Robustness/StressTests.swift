@@ -221,7 +221,7 @@ import Testing
             withKnownIssue(isIntermittent: true) {
               took = spy.complete(task, with: answer)
             } matching: { issue in
-              issue.reportedText.contains("Cannot complete task #\(task.taskIdentifier) ")
+              issueComment(issue).contains("Cannot complete task #\(task.taskIdentifier) ")
             }
             (took ? accepted : refused).withLock { $0 += 1 }
           }
