@@ -197,6 +197,10 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   ///
   /// When it returns, every mock delivery due by the new time has run, in deadline order, and
   /// every sleep due by then has been resumed. A negative duration does nothing.
+  ///
+  /// > Note: The target is `now + duration` when the call starts, so two advances that run at
+  /// > the same time from different tasks do not add up. To advance from several tasks at once,
+  /// > use ``advance(to:)`` with absolute instants.
   public func advance(by duration: Duration) async {
     let target = state.withLock { $0.now.advanced(by: max(duration, .zero)) }
     await advance(to: target)
@@ -208,9 +212,6 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   public func advance(to deadline: Instant) async {
     while let entry = takeNext(dueBy: deadline) {
       perform(entry.work)
-    }
-    state.withLock { state in
-      if state.now < deadline { state.now = deadline }
     }
   }
 
@@ -266,11 +267,12 @@ public final class VirtualClock: Clock, @unchecked Sendable {
       })
   }
 
-  /// Schedules `action` to run when time reaches `deadline`; returns an id to cancel it with.
-  func schedule(at deadline: Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+  /// Schedules `action` to run `delay` after the current time (read in the same critical region);
+  /// returns an id to cancel it with.
+  func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
     state.withLock { state in
       let id = state.makeID()
-      state.insert(Entry(deadline: deadline, id: id, work: .action(action)))
+      state.insert(Entry(deadline: state.now.advanced(by: delay), id: id, work: .action(action)))
       return id
     }
   }
@@ -281,10 +283,15 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     state.withLock { $0.remove(id: id) != nil }
   }
 
+  /// Removes and returns the earliest work due by `deadline` (any work when `nil`), with `now`
+  /// set to its deadline; when nothing is due, moves `now` to `deadline` in the same critical
+  /// region, so that work scheduled meanwhile is never left behind in the past.
   private func takeNext(dueBy deadline: Instant?) -> Entry? {
     state.withLock { state in
-      guard let first = state.queue.first else { return nil }
-      if let deadline, first.deadline > deadline { return nil }
+      guard let first = state.queue.first, deadline.map({ first.deadline <= $0 }) ?? true else {
+        if let deadline, state.now < deadline { state.now = deadline }
+        return nil
+      }
       state.queue.removeFirst()
       if state.now < first.deadline { state.now = first.deadline }
       return first

@@ -452,7 +452,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
       return
     }
     if let virtual = clock as? VirtualClock {
-      let id = virtual.schedule(at: virtual.now.advanced(by: delay)) { answer.deliver(to: task) }
+      let id = virtual.schedule(after: delay) { answer.deliver(to: task) }
       task.setCancelPending { [weak virtual] in virtual?.cancelScheduled(id) }
     } else {
       let clock = clock
