@@ -81,12 +81,14 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
       return true
     }
     guard started else { return }
-    journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
+    let waiters = journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
     if let driver {
       driver.taskDidResume(self)
     } else {
       finish(data: nil, response: nil, error: URLError(.cancelled, for: originalRequest))
     }
+    // Only now: a delayed answer is on the clock and a held task is pending when the test wakes.
+    for waiter in waiters { waiter.resume() }
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.

@@ -44,8 +44,14 @@ public final class RequestJournal: Sendable {
     }
   }
 
-  func recordResumed(_ request: URLRequest, taskIdentifier: Int) {
-    let ready = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+  /// Records a resumed task's request, and returns the `waitForRequests` calls it satisfies.
+  ///
+  /// The caller resumes them once the double has handled the task (scheduled its answer, held
+  /// it as pending), so that a test that wakes up can act on it at once.
+  func recordResumed(_ request: URLRequest, taskIdentifier: Int)
+    -> [CheckedContinuation<Void, any Error>]
+  {
+    state.withLock { state -> [CheckedContinuation<Void, any Error>] in
       state.events.append(
         SessionEvent(kind: .resumed, taskIdentifier: taskIdentifier, request: request))
       state.requests.append(request)
@@ -56,7 +62,6 @@ public final class RequestJournal: Sendable {
       for key in met.keys { state.waiters[key] = nil }
       return met.values.map(\.continuation)
     }
-    for continuation in ready { continuation.resume() }
   }
 
   func recordCancelled(_ request: URLRequest, taskIdentifier: Int) {
