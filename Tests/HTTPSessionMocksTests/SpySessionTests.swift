@@ -393,4 +393,17 @@ import Testing
     spy.complete(try #require(spy.pendingTasks.first), with: .status(201))
     #expect((try await call.value.1 as? HTTPURLResponse)?.statusCode == 201)
   }
+
+  @Test func pendingTasksCanBePickedByWhatTheyAskFor() throws {
+    let spy = SpySession()
+    let seen = Deliveries()
+    spy.dataTask(with: search("a"), completionHandler: seen.handler).resume()
+    spy.dataTask(with: search("ab"), completionHandler: seen.handler).resume()
+    let later = try #require(spy.pendingTasks(matching: .get("/search?q=ab")).first)
+    #expect(spy.pendingTasks(matching: .get("/search?q=ab")).count == 1)
+    #expect(spy.pendingTasks(matching: .post("/search")).isEmpty)
+    spy.complete(later, with: .status(204))
+    #expect(spy.pendingTasks.map(\.originalRequest.url) == [search("a")])
+    #expect((seen.first?.response as? HTTPURLResponse)?.statusCode == 204)
+  }
 }

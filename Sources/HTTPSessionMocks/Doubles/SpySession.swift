@@ -78,6 +78,20 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
   /// order. Always empty when forwarding.
   public var pendingTasks: [MockTask] { state.withLock { $0.pending } }
 
+  /// Manual mode: the pending tasks whose request `matcher` accepts, in resume order.
+  ///
+  /// Requests sent from different Swift tasks reach the spy in whichever order those tasks run;
+  /// pick a pending task by what it asks for, not by its position:
+  ///
+  /// ```swift
+  /// try await spy.waitForRequests(count: 2)
+  /// let hubot = try #require(spy.pendingTasks(matching: .get("/users/hubot")).first)
+  /// spy.complete(hubot, with: .status(500))
+  /// ```
+  public func pendingTasks(matching matcher: RequestMatcher) -> [MockTask] {
+    pendingTasks.filter { matcher.matches($0.originalRequest) }
+  }
+
   /// Completes a pending task with this answer; with no error and no response, the answer is
   /// status 200 for the request's URL.
   ///

@@ -146,6 +146,11 @@ public struct StubResponse: Sendable {
   }
 
   /// This answer, arriving `delay` after `resume()` on the mock's clock.
+  ///
+  /// > Important: The delay runs on the clock the mock was made with. A mock made with
+  /// > `URLSessionMock()` uses real time (`ContinuousClock`); to control it from the test, make
+  /// > the mock with `URLSessionMock(clock: clock)` and advance that ``VirtualClock``, even
+  /// > when the code under test was given the same clock.
   public func delayed(by delay: Duration) -> StubResponse {
     var copy = self
     copy.delay = delay
