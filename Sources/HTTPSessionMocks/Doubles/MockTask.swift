@@ -7,8 +7,23 @@ import HTTPSessionKit
 
 /// What a double does when one of its tasks is resumed or cancelled.
 protocol TaskDriver: AnyObject, Sendable {
-  func taskDidResume(_ task: MockTask)
+  /// Work done in the same critical region that records the resume (it must run no user code):
+  /// a mock routes and claims a stub here.
+  func planResume(of task: MockTask, in journal: inout RequestJournal.State) -> ResumePlan
+
+  /// Handles the resumed task outside the lock; returns whether it already settled the resume
+  /// (see `RequestJournal.State.settleResumed()`), as a synchronous delivery does.
+  func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool
+
   func taskDidCancel(_ task: MockTask)
+}
+
+/// What a driver decided about a resumed task while the resume was being recorded.
+enum ResumePlan {
+  /// Nothing yet: the driver decides outside the lock.
+  case undecided
+  /// Routing ran: this stub answers, or none (`nil`) does.
+  case routed(StubRouter.Claim?)
 }
 
 /// The task that ``URLSessionMock`` and ``SpySession`` hand out.
@@ -74,15 +89,16 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Sends the request, or does nothing if the task has already started, finished or been
   /// cancelled.
   public func resume() {
-    let started = journal.withLock { journal -> Bool in
-      guard lockedState == .suspended else { return false }
+    let plan = journal.withLock { journal -> ResumePlan? in
+      guard lockedState == .suspended else { return nil }
       lockedState = .running
       journal.recordResumed(originalRequest, taskIdentifier: taskIdentifier)
-      return true
+      return driver?.planResume(of: self, in: &journal) ?? .undecided
     }
-    guard started else { return }
+    guard let plan else { return }
+    var settled = false
     if let driver {
-      driver.taskDidResume(self)
+      settled = driver.taskDidResume(self, plan: plan)
     } else {
       journal.reporter.fail(
         "Task \(taskIdentifier) (\(originalRequest.summary)) was resumed after its "
@@ -93,7 +109,9 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
     }
     // Wake `waitForRequests` only now, when the answer is scheduled (or delivered, or the task
     // is held by a manual spy), so that a test that wakes up can advance the clock at once.
-    for waiter in journal.withLock({ $0.settleResumed() }) { waiter.resume() }
+    if !settled {
+      for waiter in journal.withLock({ $0.settleResumed() }) { waiter.resume() }
+    }
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.
@@ -136,13 +154,18 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// `URLError(.cancelled)`, which it always does. A forwarded answer does not yield: the
   /// wrapped session decides what a cancel delivers.
   @discardableResult
+  ///
+  /// With `settlingResume`, the resume that led here is settled in the same critical region
+  /// (see `RequestJournal.State.settleResumed()`), and its waiters are woken after the handler.
   func finish(
-    data: Data?, response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false
+    data: Data?, response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false,
+    settlingResume: Bool = false
   ) -> Bool {
-    guard
-      let handler = takeHandler(
-        response: response, error: error, yieldingToCancel: yieldingToCancel)
-    else { return false }
+    let (handler, waiters) = takeHandler(
+      response: response, error: error, yieldingToCancel: yieldingToCancel,
+      settlingResume: settlingResume)
+    defer { for waiter in waiters { waiter.resume() } }
+    guard let handler else { return false }
     switch handler {
     case .data(let body):
       body(data, response, error)
@@ -165,7 +188,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Runs a download handler with a file that already exists (a forwarded download).
   @discardableResult
   func finish(file: URL?, response: URLResponse?, error: (any Error)?) -> Bool {
-    guard let handler = takeHandler(response: response, error: error) else { return false }
+    guard let handler = takeHandler(response: response, error: error).0 else { return false }
     switch handler {
     case .data(let body):
       body(file.flatMap { try? Data(contentsOf: $0) }, response, error)
@@ -186,11 +209,14 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   }
 
   private func takeHandler(
-    response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false
-  ) -> Handler? {
-    journal.withLock { journal -> Handler? in
-      guard let handler = lockedHandler else { return nil }
-      if yieldingToCancel && lockedState == .canceling { return nil }
+    response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false,
+    settlingResume: Bool = false
+  ) -> (Handler?, [CheckedContinuation<Void, any Error>]) {
+    journal.withLock { journal -> (Handler?, [CheckedContinuation<Void, any Error>]) in
+      let waiters = settlingResume ? journal.settleResumed() : []
+      guard let handler = lockedHandler,
+        !(yieldingToCancel && lockedState == .canceling)
+      else { return (nil, waiters) }
       lockedHandler = nil
       lockedCancelPending = nil
       lockedState = .completed
@@ -198,7 +224,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
       lockedError = error
       journal.recordCompleted(
         originalRequest, taskIdentifier: taskIdentifier, response: response, error: error)
-      return handler
+      return (handler, waiters)
     }
   }
 

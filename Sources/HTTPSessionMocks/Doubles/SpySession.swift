@@ -230,17 +230,22 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
 
   // MARK: - TaskDriver
 
-  func taskDidResume(_ task: MockTask) {
+  func planResume(of task: MockTask, in journal: inout RequestJournal.State) -> ResumePlan {
+    .undecided
+  }
+
+  func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool {
     if wrapped != nil {
       // From here the task itself holds the way to cancel the wrapped task, until it finishes;
       // weakly, since the wrapped task's handler holds this task, and the wrapped session
       // keeps its running task alive (as URLSession does).
-      guard let inner = innerTask(of: task) else { return }
+      guard let inner = innerTask(of: task) else { return false }
       task.setCancelPending { [weak inner] in inner?.cancel() }
       inner.resume()
     } else {
       state.withLock { $0.pending.append(task) }
     }
+    return false
   }
 
   func taskDidCancel(_ task: MockTask) {

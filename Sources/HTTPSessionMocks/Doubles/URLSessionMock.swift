@@ -33,8 +33,8 @@ import HTTPSessionKit
 /// A request that no stub matches fails the test, pointing at the line that created the mock,
 /// and the code under test gets `URLError(.resourceUnavailable)`; see ``unmatchedRequestPolicy``.
 public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Sendable {
-  // @unchecked Sendable: mutable state lives in `router` and `journal`, behind their locks;
-  // every stored property is `let`.
+  // @unchecked Sendable: the records, stubs and their use are in `journal`, behind its lock;
+  // the unmatched-request policy is behind its own; every stored property is `let`.
 
   /// The scenario state every mock starts in: `"started"`.
   public static let initialScenarioState = "started"
@@ -43,7 +43,10 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
   public let journal: RequestJournal
   /// The clock that delays run on.
   public let clock: any Clock<Duration>
-  let router = StubRouter()
+  let router: StubRouter
+  /// Kept apart from the journal, which the mock's tasks hold: a pass-through policy holds
+  /// another session, and through the journal that would make a cycle with its tasks.
+  private let policy = Locked(UnmatchedRequestPolicy.fail)
   let site: CallSite
 
   /// Creates a mock with no stubs: every request is unmatched until you add some.
@@ -58,6 +61,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     self.clock = clock
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     self.journal = RequestJournal(ownerName: "URLSessionMock", ownerSite: site)
+    self.router = StubRouter(journal: journal)
     MockVerificationScope.current?.register(self)
   }
 
@@ -260,8 +264,8 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
 
   /// What happens to a request that no stub matches; ``UnmatchedRequestPolicy/fail`` by default.
   public var unmatchedRequestPolicy: UnmatchedRequestPolicy {
-    get { router.state.withLock { $0.policy } }
-    set { router.state.withLock { $0.policy = newValue } }
+    get { policy.withLock { $0 } }
+    set { policy.withLock { $0 = newValue } }
   }
 
   /// The requests that no stub matched.
@@ -376,11 +380,20 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
 
   // MARK: - The path of a request: record (in MockTask.resume) → route → answer → schedule → deliver
 
-  func taskDidResume(_ task: MockTask) {
+  func planResume(of task: MockTask, in journal: inout RequestJournal.State) -> ResumePlan {
+    journal.routing.routeWithoutUserCode(task.originalRequest).map(ResumePlan.routed) ?? .undecided
+  }
+
+  func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool {
     let request = task.originalRequest
-    guard let claim = router.route(request) else {
+    let routed: StubRouter.Claim?
+    switch plan {
+    case .routed(let claim): routed = claim
+    case .undecided: routed = router.route(request)
+    }
+    guard let claim = routed else {
       handleUnmatched(task)
-      return
+      return false
     }
     let definition = claim.definition
     let response: StubResponse
@@ -388,26 +401,31 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     case .sequence(let responses):
       guard !responses.isEmpty else {
         failInvalid(task, "The stub has no responses.", site: definition.site)
-        return
+        return false
       }
       // Played in order; the last one keeps answering.
       response = responses[min(claim.callNumber, responses.count) - 1]
     case .dynamic(let build):
       response = build(request, claim.parameters)
     }
-    answer(task, with: response, site: definition.site)
+    return answer(task, with: response, site: definition.site)
   }
 
   func taskDidCancel(_ task: MockTask) {
     task.finishCancelled()
   }
 
-  private func answer(_ task: MockTask, with response: StubResponse, site: CallSite) {
+  /// Resolves and schedules `response`; returns whether it was delivered (and the resume
+  /// settled) synchronously.
+  @discardableResult
+  private func answer(_ task: MockTask, with response: StubResponse, site: CallSite) -> Bool {
     switch response.resolve(for: task.originalRequest) {
     case .invalid(let problem):
       failInvalid(task, problem, site: site)
+      return false
     case .answer(let data, let urlResponse, let error):
-      schedule(task, Answer(data: data, response: urlResponse, error: error), after: response.delay)
+      return schedule(
+        task, Answer(data: data, response: urlResponse, error: error), after: response.delay)
     }
   }
 
@@ -446,10 +464,12 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     }
   }
 
-  private func schedule(_ task: MockTask, _ answer: Answer, after delay: Duration?) {
+  /// Delivers `answer` now (settling the resume in the same critical region, and returning
+  /// `true`) or schedules it on the clock (returning `false`).
+  private func schedule(_ task: MockTask, _ answer: Answer, after delay: Duration?) -> Bool {
     guard let delay, delay > .zero else {
-      answer.deliver(to: task)
-      return
+      answer.deliver(to: task, settlingResume: true)
+      return true
     }
     if let virtual = clock as? VirtualClock {
       let id = virtual.schedule(after: delay) { answer.deliver(to: task) }
@@ -462,6 +482,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
       }
       task.setCancelPending { timer.cancel() }
     }
+    return false
   }
 }
 
@@ -473,7 +494,9 @@ struct Answer: @unchecked Sendable {
   let response: URLResponse?
   let error: (any Error)?
 
-  func deliver(to task: MockTask) {
-    task.finish(data: data, response: response, error: error, yieldingToCancel: true)
+  func deliver(to task: MockTask, settlingResume: Bool = false) {
+    task.finish(
+      data: data, response: response, error: error, yieldingToCancel: true,
+      settlingResume: settlingResume)
   }
 }

@@ -38,6 +38,13 @@ final class StubRouter: Sendable {
     var requiredState: String?
     var nextState: String?
 
+    /// Whether the stub may answer now: the cheap check routing makes for every candidate.
+    func isAvailable(scenarioState: String) -> Bool {
+      if let limit, calls >= limit { return false }
+      if let requiredState, requiredState != scenarioState { return false }
+      return true
+    }
+
     func unavailableReason(scenarioState: String) -> String? {
       if let limit, calls >= limit {
         return "it has answered its \(CallCount.times(limit)) (.times(\(limit)))"
@@ -108,18 +115,26 @@ final class StubRouter: Sendable {
     var usage = StubSlots<Usage>()
     var nextID = 0
     var scenarioState = URLSessionMock.initialScenarioState
-    var policy = UnmatchedRequestPolicy.fail
 
     /// The newest stub that matches and may answer now, with its parameters. Runs no user
     /// code, so it may run under the lock, reading the table in place.
     func firstAvailableMatch(_ facts: RequestFacts?) -> (id: Int, parameters: [String: String])? {
       table.firstCandidate(facts) { id -> (id: Int, parameters: [String: String])? in
         guard let definition = table.definitions[id],
-          usage[id]?.unavailableReason(scenarioState: scenarioState) == nil,
+          usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
           let parameters = table.match(definition, facts)
         else { return nil }
         return (id, parameters)
       }
+    }
+
+    /// Routes and claims in one go when no matcher runs user code (so that it may run under the
+    /// lock); `nil` when some matcher does, and routing must match outside the lock.
+    mutating func routeWithoutUserCode(_ request: URLRequest) -> Claim?? {
+      guard table.userCodeCount == 0 else { return .none }
+      let facts = table.facts(for: request)
+      guard let chosen = firstAvailableMatch(facts) else { return .some(nil) }
+      return .some(claim(chosen.id, parameters: chosen.parameters))
     }
 
     /// Counts a call to stub `id` if it may answer now.
@@ -127,7 +142,7 @@ final class StubRouter: Sendable {
       guard let definition = table.definitions[id] else { return nil }
       let scenarioState = scenarioState
       let outcome = usage.update(id) { usage -> (calls: Int, nextState: String?)? in
-        guard usage.unavailableReason(scenarioState: scenarioState) == nil else { return nil }
+        guard usage.isAvailable(scenarioState: scenarioState) else { return nil }
         usage.calls += 1
         return (usage.calls, usage.nextState)
       }
@@ -144,7 +159,22 @@ final class StubRouter: Sendable {
     let parameters: [String: String]
   }
 
-  let state = Locked(State())
+  /// The router's state lives in its mock's journal, behind the one lock of the mock, so that a
+  /// request is recorded, routed and claimed in one critical region.
+  let state: RoutingState
+
+  init(journal: RequestJournal) {
+    state = RoutingState(journal: journal)
+  }
+
+  /// The router's part of the journal's state, reached through the journal's lock.
+  struct RoutingState: Sendable {
+    let journal: RequestJournal
+
+    func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+      journal.withLock { body(&$0.routing) }
+    }
+  }
 
   func add(_ matcher: RequestMatcher, responder: Responder, site: CallSite) -> Int {
     state.withLock { state in
@@ -196,12 +226,7 @@ final class StubRouter: Sendable {
   /// Finds the newest stub that matches `request` and may answer now, and counts the call.
   func route(_ request: URLRequest) -> Claim? {
     // Without user code in any matcher, match and claim in one critical region.
-    let fastResult = state.withLock { state -> Claim?? in
-      guard state.table.userCodeCount == 0 else { return .none }
-      let facts = state.table.facts(for: request)
-      guard let chosen = state.firstAvailableMatch(facts) else { return .some(nil) }
-      return .some(state.claim(chosen.id, parameters: chosen.parameters))
-    }
+    let fastResult = state.withLock { $0.routeWithoutUserCode(request) }
     if let fastResult { return fastResult }
     // Some matcher calls the test's closures: match a copy outside the lock, then claim.
     let table = state.withLock { $0.table }
@@ -264,6 +289,12 @@ struct StubSlots<Value: Sendable>: Sendable {
       count += (newValue != nil ? 1 : 0) - (slots[id - 1] != nil ? 1 : 0)
       slots[id - 1] = newValue
     }
+  }
+
+  /// Reads the value for `id` without copying it; `nil` if there is none.
+  func read<Result>(_ id: Int, _ body: (Value) -> Result) -> Result? {
+    guard id > 0, id <= slots.count else { return nil }
+    return slots[id - 1].map(body)
   }
 
   /// Changes the value for `id` in place; `nil` if there is none.

@@ -28,6 +28,8 @@ public final class RequestJournal: Sendable {
     /// `waitForRequests` counts these, so a test that wakes can act on the answer at once.
     var settledCount = 0
     var waiters: [ObjectIdentifier: Waiter] = [:]
+    /// A mock's stubs and their use (empty for a spy): under the same lock as the records.
+    var routing = StubRouter.State()
 
     mutating func recordCreated(_ request: URLRequest, kind: SessionEvent.TaskKind) -> Int {
       nextTaskIdentifier += 1
