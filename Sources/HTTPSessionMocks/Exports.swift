@@ -1,3 +1,9 @@
-// Tests that import HTTPSessionMocks also see HTTPSessionKit's `HTTPSession` and `HTTPDataTask`,
-// so that a test target needs one import (and one product) whatever it calls on a task.
+// A test file that imports HTTPSessionMocks sees everything its doubles speak in: HTTPSessionKit's
+// `HTTPSession` and `HTTPDataTask`, and Foundation's `URLRequest`, `URLSession` and `URLError`
+// (on Linux those live in FoundationNetworking). One import, on every platform.
+@_exported import Foundation
 @_exported import HTTPSessionKit
+
+#if canImport(FoundationNetworking)
+  @_exported import FoundationNetworking
+#endif

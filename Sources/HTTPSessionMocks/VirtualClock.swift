@@ -263,7 +263,7 @@ public final class VirtualClock: Clock, @unchecked Sendable {
           + "\(timeout) of real time (virtual time is \(now)). The code under test may not have "
           + "reached its sleep, may sleep on another clock, or may have finished already."
         reporter.fail(message, at: site)
-        return WaitTimeoutError(message: message)
+        return WaitTimeoutError(wait: "waitForSleepers(count: \(count))", message: message)
       })
   }
 

@@ -67,6 +67,41 @@ import Testing
     withMockVerification {}
   }
 
+  @Test func scopeReportsAForgottenResume() {
+    withKnownIssue {
+      withMockVerification {
+        let mock = URLSessionMock(status: 200)
+        _ = mock.dataTask(with: URL(string: "https://example.com/never-sent")!) { _, _, _ in }
+      }
+    } matching: { issue in
+      let message = text(of: issue)
+      return message.contains("never resumed")
+        && message.contains("GET https://example.com/never-sent")
+    }
+  }
+
+  @Test func scopeReportsTasksASpyStillHolds() {
+    withKnownIssue {
+      withMockVerification {
+        let spy = SpySession()
+        spy.dataTask(with: URL(string: "https://example.com/held")!) { _, _, _ in }.resume()
+      }
+    } matching: { issue in
+      let message = text(of: issue)
+      return message.contains("The SpySession created at")
+        && message.contains("still held, never completed")
+        && message.contains("GET https://example.com/held")
+    }
+  }
+
+  @Test func scopePassesASpyWhoseTasksWereCompleted() {
+    withMockVerification {
+      let spy = SpySession()
+      spy.dataTask(with: URL(string: "https://example.com/a")!) { _, _, _ in }.resume()
+      for task in spy.pendingTasks { spy.complete(task, with: .status(200)) }
+    }
+  }
+
   @Test func traitVerifiesTheMocksOfItsTest() async throws {
     let test = try #require(Test.current)
     try await withKnownIssue {

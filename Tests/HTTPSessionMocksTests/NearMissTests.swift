@@ -133,7 +133,29 @@ import Testing
     let (body, _) = unmatchedReport(
       stubs: { $0.stub(.post("/items").jsonBody(["count": 2]), with: .status(201)) },
       for: routingRequest("POST", "https://e.com/items", body: Data(#"{"count":3}"#.utf8)))
-    #expect(body.contains(#"- body: expected JSON {"count":2}, got {"count":3}"#))
+    #expect(body.contains("- body $.count: expected 2, got 3"))
+  }
+
+  @Test func aJSONBodyDifferenceIsPinpointedByItsPath() {
+    struct Item: Encodable, Sendable {
+      let id: Int
+      let done: Bool
+    }
+    struct Bulk: Encodable, Sendable {
+      let items: [Item]
+      let owner: String
+    }
+    let expected = Bulk(items: (1...30).map { Item(id: $0, done: $0 == 18) }, owner: "me")
+    let sent = Bulk(items: (1...30).map { Item(id: $0, done: false) }, owner: "me")
+    let body = (try? JSONEncoder().encode(sent)) ?? Data()
+    let (report, _) = unmatchedReport(
+      stubs: { $0.stub(.post("/bulk").jsonBody(expected), with: .status(201)) },
+      for: routingRequest("POST", "https://e.com/bulk", body: body))
+    #expect(report.contains("- body $.items[17].done: expected true, got false\n"))
+    let (shorter, _) = unmatchedReport(
+      stubs: { $0.stub(.post("/bulk").jsonBody(["a": [1, 2]]), with: .status(201)) },
+      for: routingRequest("POST", "https://e.com/bulk", body: Data(#"{"a":[1,2,3],"b":1}"#.utf8)))
+    #expect(shorter.contains("- body $.a.count: expected 2, got 3\n"))
   }
 
   @Test func closestStubsComeFirstWithEveryDifference() throws {

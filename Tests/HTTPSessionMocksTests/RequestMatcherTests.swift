@@ -452,4 +452,20 @@ import Testing
       issueComment(issue).contains("The regular expression /[/ does not compile")
     }
   }
+
+  @Test func jsonObjectBodyComparesUntypedJSON() {
+    let request = routingRequest(
+      "POST", "https://e.com/todos", body: Data(#"{ "done" : false, "title" : "Buy milk" }"#.utf8))
+    #expect(
+      RequestMatcher.post("/todos").jsonObjectBody(["title": "Buy milk", "done": false])
+        .matches(request))
+    #expect(!RequestMatcher.jsonObjectBody(["title": "Buy bread", "done": false]).matches(request))
+    #expect(RequestMatcher.jsonObjectBody(["title": "Buy milk", "done": false]).problems.isEmpty)
+  }
+
+  @Test func jsonObjectBodyWithAnObjectJSONCannotHoldIsAProblem() {
+    let matcher = RequestMatcher.jsonObjectBody(["when": Date()])
+    #expect(matcher.problems.first?.contains("cannot be represented as JSON") == true)
+    #expect(!matcher.matches(routingRequest("POST", "https://e.com/x", body: Data("{}".utf8))))
+  }
 }

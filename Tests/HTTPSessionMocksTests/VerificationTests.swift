@@ -143,7 +143,7 @@ import Testing
           1. POST https://e.com/items
                headers: Content-Type: application/json
                body: "{"count":3}"
-               - body: expected JSON {"count":2}, got {"count":3}
+               - body $.count: expected 2, got 3
         """))
   }
 

@@ -48,7 +48,7 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
   /// The session calls are forwarded to, or `nil` in manual mode.
   public let wrapped: (any HTTPSession)?
   private let state = Locked(State())
-  private let site: CallSite
+  let site: CallSite
 
   /// Creates a spy that forwards every call to `session` and records it.
   public init(
@@ -58,6 +58,7 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     self.wrapped = session
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     self.journal = RequestJournal(ownerName: "SpySession", ownerSite: site)
+    MockVerificationScope.current?.register(self)
   }
 
   /// Creates a spy in manual mode: resumed tasks wait in ``pendingTasks`` until the test
@@ -70,6 +71,7 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     self.wrapped = nil
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     self.journal = RequestJournal(ownerName: "SpySession", ownerSite: site)
+    MockVerificationScope.current?.register(self)
   }
 
   // MARK: - Manual mode
@@ -130,9 +132,11 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
       } else if task.journal !== journal {
         why = "it was made by another session; complete it on the SpySession that made it"
       } else {
-        why =
-          "it is \(MockTask.name(of: task.state)); only resumed, unfinished tasks of this spy "
-          + "can be completed"
+        switch task.state {
+        case .suspended: why = "it was never resumed, so the spy does not hold it yet"
+        case .completed: why = "it has already completed; a task completes once"
+        default: why = "it is being cancelled; a cancelled task delivers URLError(.cancelled)"
+        }
       }
       journal.reporter.fail("Cannot complete task \(task): \(why).", at: callSite)
       return false

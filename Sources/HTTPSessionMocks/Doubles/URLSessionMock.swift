@@ -43,6 +43,8 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
   public let journal: RequestJournal
   /// The clock that delays run on.
   public let clock: any Clock<Duration>
+  /// Whether the mock was made without a clock, so that its delays take real time.
+  let delaysRunInRealTimeByDefault: Bool
   let router: StubRouter
   /// Kept apart from the journal, which the mock's tasks hold: a pass-through policy holds
   /// another session, and through the journal that would make a cycle with its tasks.
@@ -55,10 +57,11 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
   /// a ``VirtualClock``. The source location defaults record the line that made the mock, where
   /// unmatched requests are reported.
   public init(
-    clock: any Clock<Duration> = ContinuousClock(), fileID: StaticString = #fileID,
+    clock: (any Clock<Duration>)? = nil, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
-    self.clock = clock
+    self.clock = clock ?? ContinuousClock()
+    self.delaysRunInRealTimeByDefault = clock == nil
     self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     self.journal = RequestJournal(ownerName: "URLSessionMock", ownerSite: site)
     self.router = StubRouter(journal: journal)
@@ -149,7 +152,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
   ) {
     self.init(
-      clock: clock ?? ContinuousClock(), fileID: fileID, filePath: filePath, line: line,
+      clock: clock, fileID: fileID, filePath: filePath, line: line,
       column: column)
     stub(
       .any, with: delay.map { answer.delayed(by: $0) } ?? answer, fileID: fileID,
@@ -425,8 +428,24 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
       return false
     case .answer(let data, let urlResponse, let error):
       return schedule(
-        task, Answer(data: data, response: urlResponse, error: error), after: response.delay)
+        task, Answer(data: data, response: urlResponse, error: error), after: response.delay,
+        site: site)
     }
+  }
+
+  /// Warns once per mock that a delay takes real time because the mock has no clock.
+  private func warnAboutRealTime(_ delay: Duration, site: CallSite) {
+    let first = journal.withLock { state -> Bool in
+      defer { state.warnedAboutRealTimeDelay = true }
+      return !state.warnedAboutRealTimeDelay
+    }
+    guard first else { return }
+    let message =
+      "This stub's answer is delayed by \(delay) of real time: the URLSessionMock created at "
+      + "\(self.site) has no clock, so it waits on ContinuousClock. To control the delay from "
+      + "the test, create the mock with URLSessionMock(clock: clock) and advance that "
+      + "VirtualClock; pass clock: ContinuousClock() to mean real time."
+    journal.reporter.warn(message, at: site)
   }
 
   private func failInvalid(_ task: MockTask, _ problem: String, site: CallSite) {
@@ -466,11 +485,14 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
 
   /// Delivers `answer` now (settling the resume in the same critical region, and returning
   /// `true`) or schedules it on the clock (returning `false`).
-  private func schedule(_ task: MockTask, _ answer: Answer, after delay: Duration?) -> Bool {
+  private func schedule(
+    _ task: MockTask, _ answer: Answer, after delay: Duration?, site: CallSite
+  ) -> Bool {
     guard let delay, delay > .zero else {
       answer.deliver(to: task, settlingResume: true)
       return true
     }
+    if delaysRunInRealTimeByDefault { warnAboutRealTime(delay, site: site) }
     if let virtual = clock as? VirtualClock {
       let id = virtual.schedule(after: delay) { answer.deliver(to: task) }
       task.setCancelPending { [weak virtual] in virtual?.cancelScheduled(id) }

@@ -50,6 +50,21 @@ struct FailureReporter: Sendable {
     }
   }
 
+  /// Reports `message` as a warning at `site`: a Swift Testing issue of warning severity (where
+  /// the toolchain has them), standard error otherwise. It never fails the test.
+  func warn(_ message: String, at site: CallSite) {
+    #if canImport(Testing) && compiler(>=6.2)
+      if (Self.currentFramework() ?? framework) == .swiftTesting {
+        Issue.record(
+          Comment(rawValue: message), severity: .warning,
+          sourceLocation: SourceLocation(
+            fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+        return
+      }
+    #endif
+    FileHandle.standardError.write(Data("\(site): warning: \(message)\n".utf8))
+  }
+
   /// The framework of the current Swift task, if it can tell.
   private static func currentFramework() -> Framework? {
     #if canImport(Testing)

@@ -55,6 +55,54 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
     }
   }
 
+  /// The first place where `actual` differs from this (expected) document, depth first with
+  /// keys in sorted order: a path such as `$.items[17].done` and the two values there.
+  func firstDifference(from actual: JSONValue, at path: String = "$")
+    -> (path: String, expected: String, actual: String)?
+  {
+    switch (self, actual) {
+    case (.object(let expected), .object(let got)):
+      for key in Set(expected.keys).union(got.keys).sorted() {
+        let keyPath = path + Self.member(key)
+        switch (expected[key], got[key]) {
+        case (let value?, nil): return (keyPath, value.shortDescription, "nothing (missing)")
+        case (nil, let value?): return (keyPath, "nothing", "\(value.shortDescription) (extra)")
+        case (let value?, let other?):
+          if let difference = value.firstDifference(from: other, at: keyPath) { return difference }
+        case (nil, nil): continue
+        }
+      }
+      return nil
+    case (.array(let expected), .array(let got)):
+      for (index, (value, other)) in zip(expected, got).enumerated() {
+        if let difference = value.firstDifference(from: other, at: "\(path)[\(index)]") {
+          return difference
+        }
+      }
+      if expected.count != got.count {
+        return (
+          "\(path).count", String(expected.count), "\(got.count)"
+        )
+      }
+      return nil
+    default:
+      return self == actual ? nil : (path, shortDescription, actual.shortDescription)
+    }
+  }
+
+  private static func member(_ key: String) -> String {
+    let plain =
+      !key.isEmpty
+      && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    return plain ? ".\(key)" : "[\(JSONValue.string(key))]"
+  }
+
+  /// The description, cut to about 100 characters for messages.
+  var shortDescription: String {
+    let text = description
+    return text.count <= 100 ? text : String(text.prefix(100)) + "…"
+  }
+
   /// Compact JSON with sorted keys, for messages.
   var description: String {
     switch self {

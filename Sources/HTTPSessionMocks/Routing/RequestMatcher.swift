@@ -157,12 +157,38 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func jsonBody(_ value: some Encodable & Sendable) -> RequestMatcher {
     do {
       let json = try JSONValue(encoding: value)
-      return RequestMatcher(.jsonBody(json), description: "JSON body \(json)")
+      return RequestMatcher(.jsonBody(json), description: "JSON body \(json.shortDescription)")
     } catch {
       return RequestMatcher(
         .invalid("The value given to jsonBody(_:) cannot be encoded as JSON: \(sentence(error))"),
         description: "JSON body (unencodable \(type(of: value)))")
     }
+  }
+
+  /// Requests whose body is JSON equal to `object`, a `JSONSerialization` object (dictionaries,
+  /// arrays, strings, numbers, `NSNull`), ignoring key order and white space.
+  ///
+  /// The untyped form of ``jsonBody(_:)-swift.type.method``, for bodies with no `Encodable` type
+  /// at hand:
+  ///
+  /// ```swift
+  /// mock.verify(.post("/todos").jsonObjectBody(["title": "Buy milk", "done": false]))
+  /// ```
+  ///
+  /// An object that JSON cannot represent makes a matcher that never matches and is reported
+  /// where it is used.
+  public static func jsonObjectBody(_ object: Any) -> RequestMatcher {
+    guard JSONSerialization.isValidJSONObject([object]),
+      let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]),
+      let json = try? JSONValue(parsing: data)
+    else {
+      return RequestMatcher(
+        .invalid(
+          "The object given to jsonObjectBody(_:) cannot be represented as JSON: "
+            + "\(type(of: object)) \(String(describing: object).prefix(200))."),
+        description: "JSON body (unrepresentable \(type(of: object)))")
+    }
+    return RequestMatcher(.jsonBody(json), description: "JSON body \(json.shortDescription)")
   }
 
   // MARK: - Refinements
@@ -181,6 +207,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// This matcher, and the body must be JSON equal to `value`.
   public func jsonBody(_ value: some Encodable & Sendable) -> RequestMatcher {
     self && .jsonBody(value)
+  }
+
+  /// This matcher, and the body must be JSON equal to the `JSONSerialization` object `object`.
+  public func jsonObjectBody(_ object: Any) -> RequestMatcher {
+    self && .jsonObjectBody(object)
   }
 
   // MARK: - Combinators
@@ -267,15 +298,23 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       }
     case .jsonBody(let expected):
       guard let data = facts.request.httpBody, !data.isEmpty else {
-        result.miss("body: expected JSON \(expected), got no body")
+        result.miss("body: expected JSON \(expected.shortDescription), got no body")
         return
       }
       guard let actual = try? JSONValue(parsing: data) else {
         result.miss(
-          "body: expected JSON \(expected), got a body that is not JSON: \(BodyText(data))")
+          "body: expected JSON \(expected.shortDescription), got a body that is not JSON: "
+            + "\(BodyText(data))")
         return
       }
-      if actual != expected { result.miss("body: expected JSON \(expected), got \(actual)") }
+      if let difference = expected.firstDifference(from: actual) {
+        if difference.path == "$" {
+          result.miss("body: expected JSON \(difference.expected), got \(difference.actual)")
+        } else {
+          result.miss(
+            "body \(difference.path): expected \(difference.expected), got \(difference.actual)")
+        }
+      }
     case .all(let nodes):
       for inner in nodes { evaluate(inner, facts, into: &result) }
     case .either(let a, let b):

@@ -1,5 +1,6 @@
-/// Runs `body`, then verifies every ``URLSessionMock`` created inside it: no request went
-/// unmatched, and every stub answered at least once.
+/// Runs `body`, then verifies every double created inside it: every ``URLSessionMock`` stub
+/// answered at least once, no request was left to the unmatched-request policy, every task was
+/// resumed (or cancelled), and no ``SpySession`` still holds a task the test never completed.
 ///
 /// ```swift
 /// @Test func loadsProfile() async throws {
@@ -47,9 +48,14 @@ final class MockVerificationScope: Sendable {
   @TaskLocal static var current: MockVerificationScope?
 
   private let mocks = Locked<[URLSessionMock]>([])
+  private let spies = Locked<[SpySession]>([])
 
   func register(_ mock: URLSessionMock) {
     mocks.withLock { $0.append(mock) }
+  }
+
+  func register(_ spy: SpySession) {
+    spies.withLock { $0.append(spy) }
   }
 
   func verify(at site: CallSite) {
@@ -62,10 +68,32 @@ final class MockVerificationScope: Sendable {
           "\(unmatched.count) request(s) matched no stub and were answered by the mock's "
             + "unmatched-request policy:\n" + NearMiss.numberedList(unmatched))
       }
-      guard !problems.isEmpty else { continue }
-      mock.journal.reporter.fail(
-        "The URLSessionMock created at \(mock.site) did not verify:\n"
-          + problems.joined(separator: ""), at: site)
+      if let unresumed = mock.journal.unresumedTasksMessage() { problems.append(unresumed) }
+      report(
+        problems, of: "URLSessionMock", createdAt: mock.site, reporter: mock.journal.reporter,
+        at: site)
     }
+    for spy in spies.withLock({ $0 }) {
+      var problems: [String] = []
+      let held = spy.pendingTasks
+      if !held.isEmpty {
+        problems.append(
+          "\(held.count) task(s) are still held, never completed by the test:\n"
+            + held.map { "  \($0)\n" }.joined())
+      }
+      if let unresumed = spy.journal.unresumedTasksMessage() { problems.append(unresumed) }
+      report(
+        problems, of: "SpySession", createdAt: spy.site, reporter: spy.journal.reporter, at: site)
+    }
+  }
+
+  private func report(
+    _ problems: [String], of double: String, createdAt origin: CallSite,
+    reporter: FailureReporter, at site: CallSite
+  ) {
+    guard !problems.isEmpty else { return }
+    reporter.fail(
+      "The \(double) created at \(origin) did not verify:\n" + problems.joined(separator: ""),
+      at: site)
   }
 }

@@ -28,6 +28,8 @@ public final class RequestJournal: Sendable {
     /// `waitForRequests` counts these, so a test that wakes can act on the answer at once.
     var settledCount = 0
     var waiters: [ObjectIdentifier: Waiter] = [:]
+    /// Whether the mock has warned that its delays take real time (it does so once).
+    var warnedAboutRealTimeDelay = false
     /// A mock's stubs and their use (empty for a spy): under the same lock as the records.
     var routing = StubRouter.State()
 
@@ -198,17 +200,23 @@ public final class RequestJournal: Sendable {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
+    guard let message = unresumedTasksMessage() else { return true }
+    reporter.fail(
+      message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    return false
+  }
+
+  /// The report of tasks that were created and neither resumed nor cancelled, or `nil`.
+  func unresumedTasksMessage() -> String? {
     let forgotten = Self.unresumedTasks(in: events)
-    guard !forgotten.isEmpty else { return true }
+    guard !forgotten.isEmpty else { return nil }
     var message =
       "\(forgotten.count) task(s) were created but never resumed, so their requests were never "
       + "sent. Did the code under test forget to call resume()?\n"
     for event in forgotten {
       message += "  \(event)\n"
     }
-    reporter.fail(
-      message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-    return false
+    return message
   }
 
   /// Checks that every request was answered by a stub, and reports those that were not.
@@ -269,7 +277,7 @@ public final class RequestJournal: Sendable {
           + "of real time. Did the code under test issue its request, and resume its task?\n"
         if !sent.isEmpty { message += "Sent requests:\n" + NearMiss.numberedList(sent) }
         reporter.fail(message, at: site)
-        return WaitTimeoutError(message: message)
+        return WaitTimeoutError(wait: "waitForRequests(count: \(count))", message: message)
       })
   }
 
