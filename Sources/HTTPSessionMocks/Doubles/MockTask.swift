@@ -15,7 +15,8 @@ protocol TaskDriver: AnyObject, Sendable {
   /// (see `RequestJournal.State.settleResumed()`), as a synchronous delivery does.
   func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool
 
-  func taskDidCancel(_ task: MockTask)
+  /// Handles a cancel outside the lock; `wasRunning` tells whether the task had been resumed.
+  func taskDidCancel(_ task: MockTask, wasRunning: Bool)
 }
 
 /// What a driver decided about a resumed task while the resume was being recorded.
@@ -116,17 +117,19 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.
   public func cancel() {
-    let pending = journal.withLock { journal -> (@Sendable () -> Void)?? in
-      guard lockedState == .suspended || lockedState == .running else { return .none }
+    let pending = journal.withLock {
+      journal -> (wasRunning: Bool, undo: (@Sendable () -> Void)?)? in
+      guard lockedState == .suspended || lockedState == .running else { return nil }
+      let wasRunning = lockedState == .running
       lockedState = .canceling
       journal.recordCancelled(originalRequest, taskIdentifier: taskIdentifier)
       defer { lockedCancelPending = nil }
-      return .some(lockedCancelPending)
+      return (wasRunning, lockedCancelPending)
     }
     guard let pending else { return }
-    pending?()
+    pending.undo?()
     if let driver {
-      driver.taskDidCancel(self)
+      driver.taskDidCancel(self, wasRunning: pending.wasRunning)
     } else {
       finishCancelled()
     }

@@ -38,9 +38,6 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
   private struct State {
     /// Manual mode: resumed tasks waiting for the test, in resume order.
     var pending: [MockTask] = []
-    /// Forwarding mode: the wrapped session's task behind each of ours that has not been
-    /// resumed or cancelled yet, by task identifier.
-    var inner: [Int: any HTTPDataTask] = [:]
   }
 
   /// What the spy saw: requests and the call log.
@@ -220,16 +217,8 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
 
   private func makeTask(
     _ request: URLRequest, _ kind: SessionEvent.TaskKind, _ handler: MockTask.Handler
-  )
-    -> MockTask
-  {
-    let task = MockTask(
-      request: request, kind: kind, handler: handler, journal: journal, driver: self)
-    if let wrapped {
-      let inner = PassThrough.makeTask(for: task, in: wrapped)
-      state.withLock { $0.inner[task.taskIdentifier] = inner }
-    }
-    return task
+  ) -> MockTask {
+    MockTask(request: request, kind: kind, handler: handler, journal: journal, driver: self)
   }
 
   // MARK: - TaskDriver
@@ -239,31 +228,26 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
   }
 
   func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool {
-    if wrapped != nil {
-      // From here the task itself holds the way to cancel the wrapped task, until it finishes;
-      // weakly, since the wrapped task's handler holds this task, and the wrapped session
-      // keeps its running task alive (as URLSession does).
-      guard let inner = innerTask(of: task) else { return false }
-      task.setCancelPending { [weak inner] in inner?.cancel() }
-      inner.resume()
+    if let wrapped {
+      // The wrapped session's task is made only now: a task that is never resumed sends
+      // nothing, and holds nothing in the wrapped session.
+      PassThrough.forward(task, to: wrapped)
     } else {
-      state.withLock { $0.pending.append(task) }
+      // Held only while it is still running: a cancel() that came first has delivered already.
+      state.withLock { state in
+        if task.state == .running { state.pending.append(task) }
+      }
     }
     return false
   }
 
-  func taskDidCancel(_ task: MockTask) {
-    if wrapped != nil {
-      // The wrapped session decides what a cancel delivers, and when. A running task's wrapped
-      // task was already cancelled through the task's pending-cancel hook.
-      innerTask(of: task)?.cancel()
-    } else {
-      state.withLock { state in state.pending.removeAll { $0 === task } }
-      task.finishCancelled()
+  func taskDidCancel(_ task: MockTask, wasRunning: Bool) {
+    if wrapped != nil && wasRunning {
+      // The wrapped session decides what a cancel delivers, and when; the task's pending-cancel
+      // hook has passed the cancel on.
+      return
     }
-  }
-
-  private func innerTask(of task: MockTask) -> (any HTTPDataTask)? {
-    state.withLock { $0.inner.removeValue(forKey: task.taskIdentifier) }
+    state.withLock { state in state.pending.removeAll { $0 === task } }
+    task.finishCancelled()
   }
 }

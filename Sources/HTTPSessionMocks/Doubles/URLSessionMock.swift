@@ -414,7 +414,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     return answer(task, with: response, site: definition.site)
   }
 
-  func taskDidCancel(_ task: MockTask) {
+  func taskDidCancel(_ task: MockTask, wasRunning: Bool) {
     task.finishCancelled()
   }
 

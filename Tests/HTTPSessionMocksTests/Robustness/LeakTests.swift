@@ -179,6 +179,20 @@ import Testing
     #expect(survivors(refs) == [])
   }
 
+  @Test func aForwardingSpysTaskThatWasNeverResumedIsFreedWhileTheSpyLives() {
+    let mock = URLSessionMock(status: 200)
+    let spy = SpySession(wrapping: mock)
+    var refs: [WeakRef] = []
+    do {
+      let probe = LifeProbe("handler")
+      let task = spy.dataTask(with: url("/never")) { _, _, _ in withExtendedLifetime(probe) {} }
+      refs = [WeakRef(task, "task"), WeakRef(probe, probe.name)]
+    }
+    #expect(survivors(refs) == [])
+    #expect(mock.events.isEmpty)  // nothing reached the wrapped session
+    withExtendedLifetime(spy) {}
+  }
+
   @Test func aManualSpyWithPendingTasksIsFreed() {
     var refs: [WeakRef] = []
     do {

@@ -71,13 +71,15 @@ import Testing
   }
 
   @Test func aCancelledForwardedTaskStaysCancelingUntilTheWrappedSessionAnswers() async {
+    // t0 was resumed, so the wrapped session decides when its cancel ends; t1 never was, so
+    // the spy ends it at once.
     let harness = LifecycleHarness()
     let ops: [LifecycleOperation] = [
       .create(.heldSpy, delay: nil), .create(.heldSpy, delay: nil), .resume(0), .cancel(0),
       .resume(0), .cancel(0), .cancel(1), .resume(1),
     ]
     for op in ops { await harness.apply(op) }
-    #expect(harness.model.tasks.map(\.state) == [.canceling, .canceling])
+    #expect(harness.model.tasks.map(\.state) == [.canceling, .completed])
     #expect(harness.differences() == [])
     await harness.apply(.settle)
     #expect(harness.model.tasks.map(\.outcome) == [.failure(.cancelled), .failure(.cancelled)])
@@ -164,9 +166,11 @@ enum LifecycleOperation: Equatable, CustomStringConvertible {
 ///   scheduled when it is resumed, so ties go to the task resumed first, whatever their
 ///   creation order.
 /// - The manual spy holds resumed tasks until the test completes them; completing a task that
-///   is not pending is refused. A forwarding spy passes `resume()` and `cancel()` to the
-///   wrapped session and delivers what it answers; its journal and the wrapped mock's both
-///   record the task.
+///   is not pending is refused. A forwarding spy makes the wrapped session's task when its own
+///   is resumed, passes a later `cancel()` on and delivers what the wrapped session answers;
+///   its journal and the wrapped mock's both record the task from then on. A task cancelled
+///   before it was resumed never reaches the wrapped session: the spy delivers
+///   `URLError(.cancelled)` itself, at once.
 struct LifecycleModel {
   enum Session: String, CustomStringConvertible {
     case mock
@@ -199,8 +203,8 @@ struct LifecycleModel {
     let delay: Int?
     /// The task's identifier in its session's journal.
     let identifier: Int
-    /// For a task of the forwarding spy, the identifier of the mock's task behind it.
-    let innerIdentifier: Int?
+    /// For a resumed task of the forwarding spy, the identifier of the mock's task behind it.
+    var innerIdentifier: Int?
     var state = State.suspended
     var outcome: DeliveredOutcome?
     var deliveries = 0
@@ -243,14 +247,8 @@ struct LifecycleModel {
   mutating func create(_ session: Session, delay: Int?) {
     let identifier = nextIdentifier(in: session)
     record(session, identifier, .created(.data))
-    var inner: Int?
-    if session == .forwardingSpy {
-      // The forwarding spy makes the wrapped mock's task when it makes its own.
-      inner = nextIdentifier(in: .mock)
-      record(.mock, inner!, .created(.data))
-    }
     tasks.append(
-      TaskRecord(session: session, delay: delay, identifier: identifier, innerIdentifier: inner))
+      TaskRecord(session: session, delay: delay, identifier: identifier, innerIdentifier: nil))
   }
 
   mutating func resume(_ index: Int) {
@@ -262,7 +260,11 @@ struct LifecycleModel {
     case .mock:
       route(index)
     case .forwardingSpy:
-      record(.mock, task.innerIdentifier!, .resumed)
+      // The forwarding spy makes the wrapped mock's task only now.
+      let inner = nextIdentifier(in: .mock)
+      tasks[index].innerIdentifier = inner
+      record(.mock, inner, .created(.data))
+      record(.mock, inner, .resumed)
       route(index)
     case .manualSpy:
       manualPending.append(index)
@@ -281,16 +283,16 @@ struct LifecycleModel {
       scheduled.removeAll { $0.task == index }
       deliver(index, .failure(.cancelled))
     case .forwardingSpy:
-      record(.mock, task.innerIdentifier!, .cancelled)
+      if let inner = task.innerIdentifier { record(.mock, inner, .cancelled) }
       scheduled.removeAll { $0.task == index }
       deliver(index, .failure(.cancelled))
     case .manualSpy:
       manualPending.removeAll { $0 == index }
       deliver(index, .failure(.cancelled))
     case .heldSpy:
-      // The held session answers the cancellation when it settles; a running task is held
-      // already.
-      if task.state == .suspended { held.append(index) }
+      // A running task is held already, and the held session answers its cancellation when it
+      // settles; a task never resumed never reached it, and the spy answers at once.
+      if task.state == .suspended { deliver(index, .failure(.cancelled)) }
     }
   }
 
