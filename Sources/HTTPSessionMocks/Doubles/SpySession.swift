@@ -231,7 +231,11 @@ public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable
     if let wrapped {
       // The wrapped session's task is made only now: a task that is never resumed sends
       // nothing, and holds nothing in the wrapped session.
-      PassThrough.forward(task, to: wrapped)
+      if !PassThrough.forward(task, to: wrapped) {
+        journal.reporter.fail(
+          "\(task.originalRequest.summary) was forwarded \(PassThrough.maximumDepth) times in a "
+            + "row: this SpySession wraps a session that leads back to it.", at: site)
+      }
     } else {
       // Held only while it is still running: a cancel() that came first has delivered already.
       state.withLock { state in

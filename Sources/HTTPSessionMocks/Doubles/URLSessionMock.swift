@@ -245,9 +245,12 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
 
   /// Removes every stub. Their handles keep their ``Stub/callCount``.
   public func removeAllStubs() {
-    router.state.withLock { state in
-      state.table = StubRouter.Table()
+    let removed = router.state.withLock { state in
+      defer { state.table = StubRouter.Table() }
+      return state.table
     }
+    // Released here, outside the lock: a response closure's captures may run code in deinit.
+    withExtendedLifetime(removed) {}
   }
 
   /// The mock's scenario state: stubs limited with ``Stub/whenState(_:)`` answer only in their
@@ -479,7 +482,12 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
     case .respond(let response):
       answer(task, with: response, site: site)
     case .passThrough(let session):
-      PassThrough.forward(task, to: session)
+      if !PassThrough.forward(task, to: session) {
+        journal.reporter.fail(
+          "\(request.summary) was passed through \(PassThrough.maximumDepth) sessions in a row: "
+            + "the unmatched-request policy of this URLSessionMock leads back to itself (directly "
+            + "or through a SpySession). Pass through to a different session.", at: site)
+      }
     }
   }
 

@@ -26,11 +26,31 @@ enum PassThrough {
     }
   }
 
+  /// How many forwards the current synchronous call chain is inside: a session that forwards
+  /// (directly or through others) to itself would otherwise recurse until the stack overflows.
+  @TaskLocal static var depth = 0
+
+  /// The most forwards one request may pass through.
+  static let maximumDepth = 16
+
   /// Sends `task`'s request through `session` now; cancelling `task` cancels it there.
-  static func forward(_ task: MockTask, to session: any HTTPSession) {
+  ///
+  /// Returns `false`, having delivered an error, when the request has been forwarded too many
+  /// times in a row, as it is when a session forwards to itself.
+  @discardableResult
+  static func forward(_ task: MockTask, to session: any HTTPSession) -> Bool {
+    guard depth < maximumDepth else {
+      task.finish(
+        data: nil, response: nil,
+        error: URLError(
+          .resourceUnavailable, for: task.originalRequest,
+          description: "forwarded \(maximumDepth) times in a row: a loop of sessions"))
+      return false
+    }
     let inner = makeTask(for: task, in: session)
     // Weakly: `inner`'s handler holds `task`, and `session` keeps its running task alive.
     task.setCancelPending { [weak inner] in inner?.cancel() }
-    inner.resume()
+    $depth.withValue(depth + 1) { inner.resume() }
+    return true
   }
 }

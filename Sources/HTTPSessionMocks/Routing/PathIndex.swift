@@ -39,6 +39,26 @@ struct PathIndex: Sendable {
     nodes[current].ids.append(id)
   }
 
+  /// Removes `id` from the node that `segments` lead to (nodes stay; they are few and cheap).
+  mutating func remove(_ segments: [URLPattern.Segment], id: Int) {
+    var current = 0
+    for segment in segments {
+      switch segment {
+      case .literal(let text):
+        guard let next = nodes[current].literals[text] else { return }
+        current = next
+      case .parameter(_, let prefix, let suffix):
+        guard
+          let next = nodes[current].parameters.first(where: {
+            $0.prefix == prefix && $0.suffix == suffix
+          })?.child
+        else { return }
+        current = next
+      }
+    }
+    nodes[current].ids.removeAll { $0 == id }
+  }
+
   /// The ids of every pattern whose segments fit `segments`.
   func candidates(for segments: [String]) -> [Int] {
     // Most tables hold literal paths: follow them without a search stack while no node on the

@@ -18,7 +18,8 @@ final class RequestFacts {
     method = Self.normalizedMethod(request.httpMethod)
     url = request.url
     let path = request.url?.path(percentEncoded: true) ?? ""
-    rawPath = path.isEmpty ? "/" : path
+    // A relative URL's path may lack the leading "/"; routing compares absolute paths.
+    rawPath = path.hasPrefix("/") ? path : "/" + path
   }
 
   /// Percent-decoded path segments; the root path is one empty segment.
@@ -39,7 +40,9 @@ final class RequestFacts {
     let bytes = path.utf8
     guard !bytes.isEmpty else { return [""] }
     var segments: [String] = []
-    var start = bytes.index(after: bytes.startIndex)
+    // A path from a relative URL may not start with "/": then its first segment starts at once.
+    var start =
+      bytes.first == UInt8(ascii: "/") ? bytes.index(after: bytes.startIndex) : bytes.startIndex
     var index = start
     while index < bytes.endIndex {
       if bytes[index] == UInt8(ascii: "/") {
@@ -56,8 +59,22 @@ final class RequestFacts {
   var host: String? { url?.host?.lowercased() }
   var port: Int? { url?.port }
 
+  /// The body parsed as JSON, once for all the matchers that ask; `nil` when there is no body,
+  /// or the parse error's description when it is not JSON.
+  lazy var jsonBody: Result<JSONValue, ParseFailure>? = {
+    guard let data = request.httpBody, !data.isEmpty else { return nil }
+    do {
+      return .success(try JSONValue(parsing: data))
+    } catch {
+      return .failure(ParseFailure())
+    }
+  }()
+
+  /// Why a body is not JSON (the matchers report the body itself).
+  struct ParseFailure: Error {}
+
   /// Percent-decoded query items, in order; `+` reads as a space in values.
-  var queryItems: [(name: String, value: String?)] {
+  lazy var queryItems: [(name: String, value: String?)] = {
     guard let query = url?.query(percentEncoded: true), !query.isEmpty else { return [] }
     return query.split(separator: "&").map { pair in
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -66,10 +83,14 @@ final class RequestFacts {
         parts.count > 1 ? URLPattern.decode(Substring(parts[1].replacing("+", with: " "))) : nil
       )
     }
-  }
+  }()
 
-  /// The decoded path, such as `/users/octocat`.
-  var path: String { "/" + segments.joined(separator: "/") }
+  /// The decoded path, such as `/users/octocat`, for messages; the path as sent when a decoded
+  /// segment holds a `/` (an encoded `%2F`), which decoding would hide.
+  var path: String {
+    if segments.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }) { return rawPath }
+    return "/" + segments.joined(separator: "/")
+  }
 
   func header(_ name: String) -> String? {
     request.value(forHTTPHeaderField: name)

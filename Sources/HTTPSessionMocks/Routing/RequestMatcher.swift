@@ -297,11 +297,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         result.miss("body: expected \(BodyText(expected)), got \(BodyText(actual))")
       }
     case .jsonBody(let expected):
-      guard let data = facts.request.httpBody, !data.isEmpty else {
+      guard let parsed = facts.jsonBody, let data = facts.request.httpBody else {
         result.miss("body: expected JSON \(expected.shortDescription), got no body")
         return
       }
-      guard let actual = try? JSONValue(parsing: data) else {
+      guard case .success(let actual) = parsed else {
         result.miss(
           "body: expected JSON \(expected.shortDescription), got a body that is not JSON: "
             + "\(BodyText(data))")

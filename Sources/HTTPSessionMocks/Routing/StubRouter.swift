@@ -74,6 +74,26 @@ final class StubRouter: Sendable {
     /// How many stubs match every request (`.any`): they need no parsing of the request.
     var catchAllCount = 0
 
+    /// Removes stub `id` from the table and its index; returns its definition, for the caller
+    /// to release outside the lock.
+    mutating func remove(_ id: Int) -> Definition? {
+      guard let definition = definitions.removeValue(forKey: id) else { return nil }
+      if let key = definition.matcher.indexKey {
+        if let literal = key.pattern.literalPath {
+          exactPaths[literal]?.removeAll { $0 == id }
+          if exactPaths[literal]?.isEmpty == true { exactPaths[literal] = nil }
+        } else {
+          index.remove(key.pattern.segments, id: id)
+          indexedCount -= 1
+        }
+      } else {
+        scanned.removeAll { $0 == id }
+      }
+      if definition.matcher.callsUserCode { userCodeCount -= 1 }
+      if case .any = definition.matcher.node { catchAllCount -= 1 }
+      return definition
+    }
+
     /// The parsed request, unless every stub is a catch-all and none needs it.
     func facts(for request: URLRequest) -> RequestFacts? {
       catchAllCount == definitions.count ? nil : RequestFacts(request)
@@ -202,12 +222,9 @@ final class StubRouter: Sendable {
   /// Removes the stub from routing; its usage stays, so that its handle's `callCount` still
   /// says how often it answered.
   func remove(_ id: Int) {
-    state.withLock { state in
-      guard let definition = state.table.definitions.removeValue(forKey: id) else { return }
-      state.table.scanned.removeAll { $0 == id }
-      if definition.matcher.callsUserCode { state.table.userCodeCount -= 1 }
-      if case .any = definition.matcher.node { state.table.catchAllCount -= 1 }
-    }
+    let removed = state.withLock { $0.table.remove(id) }
+    // Released here, outside the lock: a response closure's captures may run code in deinit.
+    withExtendedLifetime(removed) {}
   }
 
   func update(_ id: Int, _ change: (inout Usage) -> Void) {

@@ -23,7 +23,7 @@ public struct CallCount: Sendable, Equatable, CustomStringConvertible {
   /// `count` or more matching requests.
   public static func atLeast(_ count: Int) -> CallCount { CallCount(count...Int.max) }
   /// At most `count` matching requests (zero included).
-  public static func atMost(_ count: Int) -> CallCount { CallCount(0...count) }
+  public static func atMost(_ count: Int) -> CallCount { CallCount(0...max(0, count)) }
   /// A number of matching requests within `range`.
   public static func between(_ range: ClosedRange<Int>) -> CallCount { CallCount(range) }
 

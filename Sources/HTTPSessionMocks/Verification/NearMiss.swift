@@ -48,11 +48,10 @@ enum NearMiss {
     if !others.isEmpty {
       text +=
         matching.isEmpty ? "Sent requests, closest first:\n" : "Other requests, closest first:\n"
-      for entry in others.prefix(limit) {
+      for entry in others {
         text += "  \(entry.index + 1). \(describe(entry.request))\n"
         for mismatch in entry.result.mismatches { text += "       - \(mismatch)\n" }
       }
-      if others.count > limit { text += "  … and \(others.count - limit) more\n" }
     }
     return text
   }
