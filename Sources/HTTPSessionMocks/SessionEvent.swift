@@ -69,10 +69,3 @@ public struct SessionEvent: Sendable, CustomStringConvertible {
     }
   }
 }
-
-extension URLRequest {
-  /// `METHOD URL`, as the doubles print a request in their messages.
-  var summary: String {
-    "\((httpMethod ?? "GET").uppercased()) \(url?.absoluteString ?? "(no URL)")"
-  }
-}

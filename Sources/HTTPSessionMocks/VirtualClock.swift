@@ -30,8 +30,7 @@ import Foundation
 /// > executor afterwards. To wait until such a task has issued its next request, use
 /// > ``URLSessionMock``'s `waitForRequests(count:timeout:)`; to wait until code under test has
 /// > started sleeping before you advance, use ``waitForSleepers(count:timeout:fileID:filePath:line:column:)``.
-public final class VirtualClock: Clock, @unchecked Sendable {
-  // @unchecked Sendable: all mutable state is in `state`, behind its lock.
+public final class VirtualClock: Clock, Sendable {
 
   /// A point in virtual time: a duration since the clock's zero.
   public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
@@ -89,10 +88,12 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   private struct State {
     var now = Instant(offset: .zero)
     var nextID: UInt64 = 0
-    /// Sorted by (deadline, id): the first entry runs first.
+    /// Sorted by deadline, then by insertion (equal deadlines keep their order): the first entry
+    /// runs first.
     var queue: [Entry] = []
-    /// Sleeps whose task was cancelled before they were enqueued.
-    var cancelledEarly: Set<UInt64> = []
+    /// Sleeps between their start and their entry in the queue, by id: `true` once their task
+    /// was cancelled in that gap (then they end at once instead of waiting).
+    var startingSleeps: [UInt64: Bool] = [:]
     var sleeperWaiters: [ObjectIdentifier: SleeperWaiter] = [:]
 
     var sleeperCount: Int {
@@ -162,14 +163,17 @@ public final class VirtualClock: Clock, @unchecked Sendable {
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let id: UInt64? = state.withLock { state in
-      state.now >= deadline ? nil : state.makeID()
+      guard state.now < deadline else { return nil }
+      let id = state.makeID()
+      state.startingSleeps[id] = false
+      return id
     }
     guard let id else { return }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
         let outcome = state.withLock { state -> SleepStart in
-          if state.cancelledEarly.remove(id) != nil { return .cancelled }
+          if state.startingSleeps.removeValue(forKey: id) == true { return .cancelled }
           // Time may have reached the deadline since it was checked: then the sleep is over.
           if state.now >= deadline { return .elapsed }
           state.insert(Entry(deadline: deadline, id: id, work: .sleeper(continuation)))
@@ -184,7 +188,9 @@ public final class VirtualClock: Clock, @unchecked Sendable {
     } onCancel: {
       let entry = state.withLock { state -> Entry? in
         if let entry = state.remove(id: id) { return entry }
-        state.cancelledEarly.insert(id)
+        // Not queued yet: mark it, so that it ends when it would have been queued. (A sleep that
+        // has already ended is in neither place, and its cancellation changes nothing.)
+        if state.startingSleeps[id] != nil { state.startingSleeps[id] = true }
         return nil
       }
       if case .sleeper(let continuation) = entry?.work {

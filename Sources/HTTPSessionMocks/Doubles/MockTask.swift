@@ -5,28 +5,6 @@ import HTTPSessionKit
   import FoundationNetworking
 #endif
 
-/// What a double does when one of its tasks is resumed or cancelled.
-protocol TaskDriver: AnyObject, Sendable {
-  /// Work done in the same critical region that records the resume (it must run no user code):
-  /// a mock routes and claims a stub here.
-  func planResume(of task: MockTask, in journal: inout RequestJournal.State) -> ResumePlan
-
-  /// Handles the resumed task outside the lock; returns whether it already settled the resume
-  /// (see `RequestJournal.State.settleResumed()`), as a synchronous delivery does.
-  func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool
-
-  /// Handles a cancel outside the lock; `wasRunning` tells whether the task had been resumed.
-  func taskDidCancel(_ task: MockTask, wasRunning: Bool)
-}
-
-/// What a driver decided about a resumed task while the resume was being recorded.
-enum ResumePlan {
-  /// Nothing yet: the driver decides outside the lock.
-  case undecided
-  /// Routing ran: this stub answers, or none (`nil`) does.
-  case routed(StubRouter.Claim?)
-}
-
 /// The task that ``URLSessionMock`` and ``SpySession`` hand out.
 ///
 /// It follows `URLSessionTask`'s life exactly: nothing happens until ``resume()``; the
@@ -156,10 +134,10 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// that delivers its own answer (a stub's, a test's) lets that cancel deliver
   /// `URLError(.cancelled)`, which it always does. A forwarded answer does not yield: the
   /// wrapped session decides what a cancel delivers.
-  @discardableResult
   ///
   /// With `settlingResume`, the resume that led here is settled in the same critical region
   /// (see `RequestJournal.State.settleResumed()`), and its waiters are woken after the handler.
+  @discardableResult
   func finish(
     data: Data?, response: URLResponse?, error: (any Error)?, yieldingToCancel: Bool = false,
     settlingResume: Bool = false
@@ -239,27 +217,5 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
     case .completed: return "completed"
     @unknown default: return "unknown"
     }
-  }
-}
-
-extension URLError {
-  /// `URLError(code)` with the failing URL in its user info, as URLSession makes them.
-  init(_ code: URLError.Code, for request: URLRequest, description: String? = nil) {
-    var info: [String: Any] = [:]
-    if let url = request.url {
-      info[NSURLErrorFailingURLErrorKey] = url
-    }
-    if let description { info[NSLocalizedDescriptionKey] = description }
-    self.init(code, userInfo: info)
-  }
-}
-
-/// Fresh files for download answers.
-enum TemporaryFile {
-  static func write(_ data: Data) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "HTTPSessionMocks-\(UUID().uuidString).tmp")
-    try data.write(to: url)
-    return url
   }
 }

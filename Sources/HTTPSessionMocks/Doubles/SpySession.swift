@@ -32,8 +32,7 @@ import HTTPSessionKit
 /// spy.complete(spy.pendingTasks[1], with: .json(["ab"]))   // the later search answers first
 /// spy.complete(spy.pendingTasks[0], with: .json(["a"]))
 /// ```
-public final class SpySession: RecordingSession, TaskDriver, @unchecked Sendable {
-  // @unchecked Sendable: mutable state lives in `state` and `journal`, behind their locks.
+public final class SpySession: RecordingSession, TaskDriver, Sendable {
 
   private struct State {
     /// Manual mode: resumed tasks waiting for the test, in resume order.

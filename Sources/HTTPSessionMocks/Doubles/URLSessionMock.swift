@@ -32,9 +32,7 @@ import HTTPSessionKit
 ///
 /// A request that no stub matches fails the test, pointing at the line that created the mock,
 /// and the code under test gets `URLError(.resourceUnavailable)`; see ``unmatchedRequestPolicy``.
-public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Sendable {
-  // @unchecked Sendable: the records, stubs and their use are in `journal`, behind its lock;
-  // the unmatched-request policy is behind its own; every stored property is `let`.
+public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
 
   /// The scenario state every mock starts in: `"started"`.
   public static let initialScenarioState = "started"
@@ -513,20 +511,5 @@ public final class URLSessionMock: RecordingSession, TaskDriver, @unchecked Send
       task.setCancelPending { timer.cancel() }
     }
     return false
-  }
-}
-
-/// A resolved answer on its way to a task.
-struct Answer: @unchecked Sendable {
-  // @unchecked Sendable: the body is a value, and the response and error are immutable once
-  // made; nothing mutates them after the answer is built.
-  let data: Data?
-  let response: URLResponse?
-  let error: (any Error)?
-
-  func deliver(to task: MockTask, settlingResume: Bool = false) {
-    task.finish(
-      data: data, response: response, error: error, yieldingToCancel: true,
-      settlingResume: settlingResume)
   }
 }

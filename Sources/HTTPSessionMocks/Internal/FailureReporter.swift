@@ -12,7 +12,8 @@ import Foundation
 /// Swift Testing gets `Issue.record` when a test is current; XCTest gets `XCTFail`; anything
 /// else goes to standard error. The framework that was running when the double was created is
 /// remembered, so that a failure found on another thread (a delayed delivery, a timer) still
-/// reaches the right framework. This is the only file that imports a test framework.
+/// reaches the right framework. Only this file and `MockVerificationTrait.swift` (the Swift
+/// Testing trait) import a test framework.
 struct FailureReporter: Sendable {
   enum Framework: Sendable {
     case swiftTesting

@@ -40,10 +40,6 @@ struct URLPattern: Sendable {
     return "/" + parts.joined(separator: "/")
   }
 
-  var hasParameters: Bool {
-    segments.contains { if case .parameter = $0 { return true } else { return false } }
-  }
-
   init(parsing source: String) throws(ParseError) {
     self.source = source
     if source.isEmpty {
@@ -136,8 +132,7 @@ struct URLPattern: Sendable {
       }
       return .literal(decode(part))
     }
-    if let early = part[..<open].firstIndex(of: "}") {
-      _ = early
+    if part[..<open].contains("}") {
       throw ParseError(reason: "segment \(number) (\(part)) has a \"}\" with no \"{\" before it")
     }
     let afterOpen = part.index(after: open)
