@@ -1,8 +1,10 @@
 #if canImport(Testing)
   import Testing
 
-  /// A Swift Testing trait that verifies every ``URLSessionMock`` a test creates when the test
-  /// ends: no request went unmatched, and every stub answered at least once.
+  /// A Swift Testing trait that verifies every double a test creates when the test ends: every
+  /// ``URLSessionMock`` stub answered at least once, no request was left to the
+  /// unmatched-request policy, every task was resumed (or cancelled), and no ``SpySession``
+  /// still holds a task the test never completed.
   ///
   /// ```swift
   /// @Test(.verifyingMocks) func createsIssue() async throws {
@@ -41,8 +43,8 @@
   }
 
   extension Trait where Self == MockVerificationTrait {
-    /// Verifies every ``URLSessionMock`` the test creates when it ends: no unmatched requests,
-    /// every stub used.
+    /// Verifies every double the test creates when it ends: every stub used, no request left
+    /// to the unmatched-request policy, no forgotten `resume()`, no task left in a spy.
     public static var verifyingMocks: MockVerificationTrait { MockVerificationTrait() }
   }
 #endif
