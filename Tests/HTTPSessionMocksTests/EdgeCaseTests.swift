@@ -12,15 +12,15 @@ import Testing
   @Test func aMockThatPassesThroughToItselfFailsInsteadOfRecursing() {
     let mock = URLSessionMock()
     mock.unmatchedRequestPolicy = .passThrough(to: mock)
-    let seen = LockedBox<(any Error)?>(nil)
+    let seen = Shared<(any Error)?>(nil)
     withKnownIssue {
       mock.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
-        seen.set(error)
+        seen.withLock { $0 = error }
       }.resume()
     } matching: { issue in
       issueComment(issue).contains("leads back to itself")
     }
-    #expect((seen.get() as? URLError)?.code == .resourceUnavailable)
+    #expect((seen.current as? URLError)?.code == .resourceUnavailable)
   }
 
   @Test func removedStubsAreGoneFromRoutingAndReports() {
@@ -80,13 +80,4 @@ private final class DeinitWitness: Sendable {
   let onDeinit: @Sendable () -> Void
   init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
   deinit { onDeinit() }
-}
-
-private final class LockedBox<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is only touched under `lock`.
-  private let lock = NSLock()
-  private var value: Value
-  init(_ value: Value) { self.value = value }
-  func get() -> Value { lock.withLock { value } }
-  func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }

@@ -48,17 +48,17 @@ import Testing
   }
 
   @Test func scopeDoesNotReportAnUnmatchedRequestTwice() {
-    let count = Counter()
+    let count = Shared(0)
     withKnownIssue {
       withMockVerification {
         let mock = URLSessionMock()
         mock.dataTask(with: URL(string: "https://example.com/x")!) { _, _, _ in }.resume()
       }
     } matching: { _ in
-      count.increment()
+      count.withLock { $0 += 1 }
       return true
     }
-    #expect(count.value == 1)
+    #expect(count.current == 1)
   }
 
   @Test func scopeIgnoresMocksCreatedOutsideIt() {
@@ -122,12 +122,4 @@ import Testing
     let (_, response) = try await mock.data(for: request)
     #expect((response as? HTTPURLResponse)?.statusCode == 201)
   }
-}
-
-private final class Counter: @unchecked Sendable {
-  // @unchecked Sendable: `count` is only touched under `lock`.
-  private let lock = NSLock()
-  private var count = 0
-  var value: Int { lock.withLock { count } }
-  func increment() { lock.withLock { count += 1 } }
 }

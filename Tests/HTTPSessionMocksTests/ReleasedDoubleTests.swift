@@ -12,16 +12,16 @@ import Testing
   private let url = URL(string: "https://example.com/a")!
 
   @Test func resumingATaskOfAReleasedMockIsReportedAndCancelled() {
-    let error = LockedBox<(any Error)?>(nil)
+    let error = Shared<(any Error)?>(nil)
     withKnownIssue {
-      let task = makeTaskOfReleasedMock { error.set($0) }
+      let task = makeTaskOfReleasedMock { delivered in error.withLock { $0 = delivered } }
       task.resume()
     } matching: { issue in
       let text = issue.comments.map(\.rawValue).joined()
       return text.contains("was resumed after its URLSessionMock was released")
         && text.contains("GET https://example.com/a")
     }
-    #expect((error.get() as? URLError)?.code == .cancelled)
+    #expect((error.current as? URLError)?.code == .cancelled)
   }
 
   private func makeTaskOfReleasedMock(_ done: @escaping @Sendable ((any Error)?) -> Void)
@@ -29,13 +29,4 @@ import Testing
   {
     URLSessionMock(status: 200).dataTask(with: url) { _, _, error in done(error) }
   }
-}
-
-private final class LockedBox<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is only touched under `lock`.
-  private let lock = NSLock()
-  private var value: Value
-  init(_ value: Value) { self.value = value }
-  func get() -> Value { lock.withLock { value } }
-  func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
