@@ -22,20 +22,20 @@ enum PatternComparison {
     compareQuery(pattern.query, facts, into: &result)
   }
 
-  /// Matches segments alone; returns the parameters, or `nil` if the path does not fit.
-  static func matchSegments(_ pattern: [URLPattern.Segment], _ segments: [String]) -> [String:
-    String]?
-  {
+  /// Matches segments alone; returns the parameters (none unless `capturing`), or `nil` if the
+  /// path does not fit.
+  static func matchSegments(
+    _ pattern: [URLPattern.Segment], _ segments: [String], capturing: Bool = true
+  ) -> [String: String]? {
     guard pattern.count == segments.count else { return nil }
     var parameters: [String: String] = [:]
-    parameters.reserveCapacity(2)
     for (expected, actual) in zip(pattern, segments) {
       switch expected {
       case .literal(let text):
         if text != actual { return nil }
       case .parameter(let name, let prefix, let suffix):
         guard let value = capture(actual, prefix: prefix, suffix: suffix) else { return nil }
-        parameters[name] = value
+        if capturing { parameters[name] = value }
       }
     }
     return parameters
@@ -61,7 +61,9 @@ enum PatternComparison {
     _ pattern: URLPattern, _ facts: RequestFacts, into result: inout RequestMatcher.Evaluation
   ) {
     if let literal = pattern.literalPath, let key = facts.literalKey, literal == key { return }
-    if let parameters = matchSegments(pattern.segments, facts.segments) {
+    if let parameters = matchSegments(
+      pattern.segments, facts.segments, capturing: result.capturesParameters)
+    {
       if result.parameters.isEmpty {
         result.parameters = parameters
       } else {

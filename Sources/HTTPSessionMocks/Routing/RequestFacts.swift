@@ -37,22 +37,28 @@ final class RequestFacts {
 
   /// Splits a percent-encoded path into decoded segments, scanning its bytes once.
   static func segments(of path: String) -> [String] {
-    let bytes = path.utf8
-    guard !bytes.isEmpty else { return [""] }
-    var segments: [String] = []
-    // A path from a relative URL may not start with "/": then its first segment starts at once.
-    var start =
-      bytes.first == UInt8(ascii: "/") ? bytes.index(after: bytes.startIndex) : bytes.startIndex
-    var index = start
-    while index < bytes.endIndex {
-      if bytes[index] == UInt8(ascii: "/") {
-        segments.append(URLPattern.decode(path[start..<index]))
-        start = bytes.index(after: index)
+    var path = path
+    // Work on the path's contiguous UTF-8 bytes: slicing a String by UTF-8 offsets would check
+    // every cut for scalar alignment, and this runs for every routed request.
+    return path.withUTF8 { bytes -> [String] in
+      guard !bytes.isEmpty else { return [""] }
+      var segments: [String] = []
+      segments.reserveCapacity(8)
+      // A path from a relative URL may not start with "/": then its first segment starts at once.
+      var start = bytes[0] == UInt8(ascii: "/") ? 1 : 0
+      for index in start..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+        segments.append(decodedSegment(UnsafeBufferPointer(rebasing: bytes[start..<index])))
+        start = index + 1
       }
-      index = bytes.index(after: index)
+      segments.append(decodedSegment(UnsafeBufferPointer(rebasing: bytes[start..<bytes.count])))
+      return segments
     }
-    segments.append(URLPattern.decode(path[start..<bytes.endIndex]))
-    return segments
+  }
+
+  private static func decodedSegment(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard bytes.contains(UInt8(ascii: "%")) else { return text }
+    return text.removingPercentEncoding ?? text
   }
 
   var scheme: String? { url?.scheme?.lowercased() }

@@ -252,6 +252,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// How far the request is from matching; 0 when it matches.
     var distance: Double = 0
 
+    /// Whether to collect `{name}` values: only a response built by a closure reads them.
+    var capturesParameters = true
+
     var matched: Bool { mismatches.isEmpty }
 
     mutating func miss(_ text: String, weight: Double = 1) {
@@ -260,8 +263,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
   }
 
-  func evaluate(_ facts: RequestFacts) -> Evaluation {
+  func evaluate(_ facts: RequestFacts, capturingParameters: Bool = true) -> Evaluation {
     var result = Evaluation()
+    result.capturesParameters = capturingParameters
     Self.evaluate(node, facts, into: &result)
     return result
   }
@@ -318,20 +322,20 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case .all(let nodes):
       for inner in nodes { evaluate(inner, facts, into: &result) }
     case .either(let a, let b):
-      var left = Evaluation()
+      var left = Evaluation(capturesParameters: result.capturesParameters)
       evaluate(a, facts, into: &left)
       if left.matched {
         result.parameters.merge(left.parameters) { $1 }
         return
       }
-      var right = Evaluation()
+      var right = Evaluation(capturesParameters: result.capturesParameters)
       evaluate(b, facts, into: &right)
       let best = right.matched || right.distance < left.distance ? right : left
       result.parameters.merge(best.parameters) { $1 }
       for mismatch in best.mismatches { result.miss(mismatch, weight: 0) }
       result.distance += best.distance
     case .not(let inner):
-      var innerResult = Evaluation()
+      var innerResult = Evaluation(capturesParameters: false)
       evaluate(inner, facts, into: &innerResult)
       if innerResult.matched { result.miss("matched what it should not: \(Self.describe(inner))") }
     case .invalid(let message):

@@ -22,12 +22,15 @@ final class StubRouter: Sendable {
     let matcher: RequestMatcher
     let responder: Responder
     let site: CallSite
+    /// Whether the responder reads the pattern's `{name}` values (only a closure does).
+    let readsParameters: Bool
 
     init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
       self.id = id
       self.matcher = matcher
       self.responder = responder
       self.site = site
+      if case .dynamic = responder { readsParameters = true } else { readsParameters = false }
     }
   }
 
@@ -99,33 +102,45 @@ final class StubRouter: Sendable {
       catchAllCount == definitions.count ? nil : RequestFacts(request)
     }
 
+    /// Whether every stub is scanned, so that candidates are `scanned`, newest last.
+    var scansEverything: Bool { scanned.count == definitions.count }
+
     /// The first result of `attempt` over the stubs that may match, newest first.
     func firstCandidate<Result>(_ facts: RequestFacts?, _ attempt: (Int) -> Result?) -> Result? {
-      if scanned.count == definitions.count {
+      if scansEverything {
         // Nothing is indexed: walk the scanned stubs without building a list.
         for id in scanned.reversed() {
           if let result = attempt(id) { return result }
         }
         return nil
       }
-      var found: [Int] = []
-      if let facts {
-        if let key = facts.literalKey, let exact = exactPaths[key] { found += exact }
-        if indexedCount > 0 { found += index.candidates(for: facts.segments) }
-      }
-      if !scanned.isEmpty { found += scanned }
-      found.sort(by: >)
-      for id in found {
+      for id in indexedCandidates(facts) {
         if let result = attempt(id) { return result }
       }
       return nil
+    }
+
+    /// The stubs that may match when some are indexed, newest first.
+    func indexedCandidates(_ facts: RequestFacts?) -> [Int] {
+      var found: [Int] = []
+      if let facts {
+        if let key = facts.literalKey, let exact = exactPaths[key] { found = exact }
+        if indexedCount > 0 {
+          let templates = index.candidates(for: facts.segments)
+          if found.isEmpty { found = templates } else { found += templates }
+        }
+      }
+      if !scanned.isEmpty { found += scanned }
+      if found.count > 1 { found.sort(by: >) }
+      return found
     }
 
     /// The pattern's parameters if `definition` matches the request, else `nil`.
     func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
       if case .any = definition.matcher.node { return [:] }
       guard let facts else { return nil }
-      let evaluation = definition.matcher.evaluate(facts)
+      let evaluation = definition.matcher.evaluate(
+        facts, capturingParameters: definition.readsParameters)
       return evaluation.matched ? evaluation.parameters : nil
     }
   }
@@ -139,13 +154,27 @@ final class StubRouter: Sendable {
     /// The newest stub that matches and may answer now, with its parameters. Runs no user
     /// code, so it may run under the lock, reading the table in place.
     func firstAvailableMatch(_ facts: RequestFacts?) -> (id: Int, parameters: [String: String])? {
-      table.firstCandidate(facts) { id -> (id: Int, parameters: [String: String])? in
-        guard let definition = table.definitions[id],
-          usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
-          let parameters = table.match(definition, facts)
-        else { return nil }
-        return (id, parameters)
+      // Plain loops, no closures over `self`: a closure here made Swift copy the whole state.
+      if table.scansEverything {
+        for id in table.scanned.reversed() {
+          if let match = availableMatch(id, facts) { return match }
+        }
+        return nil
       }
+      for id in table.indexedCandidates(facts) {
+        if let match = availableMatch(id, facts) { return match }
+      }
+      return nil
+    }
+
+    private func availableMatch(_ id: Int, _ facts: RequestFacts?)
+      -> (id: Int, parameters: [String: String])?
+    {
+      guard let definition = table.definitions[id],
+        usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
+        let parameters = table.match(definition, facts)
+      else { return nil }
+      return (id, parameters)
     }
 
     /// Routes and claims in one go when no matcher runs user code (so that it may run under the
