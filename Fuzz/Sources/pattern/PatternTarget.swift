@@ -190,12 +190,15 @@ func checkRouting(_ input: PatternInput, _ request: URLRequest) {
     (.url(pattern).header(input.headers.first?.name ?? "Accept"), 205),
     (.url(pattern), 206),
   ]
+  // The input's headers come back as response headers, in any spelling.
+  let headers = Dictionary(input.headers.map { ($0.name, $0.value) }) { first, _ in first }
   for (matcher, status) in stubs {
     let stub = mock.stub(matcher) { _, parameters in
       if status == 206 {
         check(
           Set(parameters.keys) == parameterNames,
           "parameters \(parameters) for \(pattern.debugDescription)")
+        return .data(input.body, status: status, headers: headers)
       }
       return .status(status)
     }
@@ -203,6 +206,7 @@ func checkRouting(_ input: PatternInput, _ request: URLRequest) {
   }
   let expected = stubs.last { $0.matcher.matches(request) }?.status ?? 404
   let answer = send(request, to: mock)
+  if expected == 206 { check(answer.body == input.body, "the body changed") }
   check(
     answer.status == expected,
     "status \(answer.status.map(String.init) ?? "none"), expected \(expected) for "
