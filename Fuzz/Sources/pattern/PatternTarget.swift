@@ -23,6 +23,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   checkParser(input.pattern)
   checkMatchers(input, request, facts)
   checkIndex(input.pattern, facts)
+  checkOwnURL(facts)
   checkRouting(input, request)
   return 0
 }
@@ -168,6 +169,43 @@ func checkIndex(_ source: String, _ facts: RequestFacts) {
     check(
       candidates.contains(1) == fits,
       "index and matcher disagree on \(source.debugDescription) for \(facts.segments)")
+  }
+}
+
+/// A request's own URL, written as a pattern, matches the request: its path and query, and
+/// its absolute URL.
+func checkOwnURL(_ facts: RequestFacts) {
+  guard let url = facts.url else { return }
+  let path = url.path(percentEncoded: true)
+  let query = url.query(percentEncoded: true)
+  let pathSource = "/" + (path.hasPrefix("/") ? path.dropFirst() : path[...])
+  let source = pathSource + (query.map { "?" + $0 } ?? "")
+  // What the parser rightly refuses: braces, a fragment, an empty segment, an unnamed item.
+  let refusable =
+    source.contains { "{}#".contains($0) } || pathSource.contains("//")
+    || (query ?? "").split(separator: "&").contains { $0.hasPrefix("=") }
+  do {
+    let own = try URLPattern(parsing: source)
+    var evaluation = RequestMatcher.Evaluation()
+    PatternComparison.compare(own, facts, into: &evaluation)
+    check(
+      evaluation.matched,
+      "\(url.absoluteString.debugDescription) does not match its own path and query "
+        + "\(source.debugDescription): \(evaluation.mismatches)")
+  } catch {
+    check(
+      refusable,
+      "the path and query \(source.debugDescription) of \(url.absoluteString.debugDescription) "
+        + "is not a pattern: \(error.reason)")
+  }
+  let absolute = url.absoluteString
+  if url.scheme != nil, url.host != nil, let own = try? URLPattern(parsing: absolute) {
+    var evaluation = RequestMatcher.Evaluation()
+    PatternComparison.compare(own, facts, into: &evaluation)
+    check(
+      evaluation.matched,
+      "\(absolute.debugDescription) does not match itself as a pattern: \(evaluation.mismatches)"
+    )
   }
 }
 
