@@ -33,8 +33,12 @@ struct RequestFacts {
     host = url.host?.lowercased()
     port = url.port
     let path = url.path(percentEncoded: true)
+    // A relative or opaque URL's path ("users/1", "mailto:a@b") has no leading slash to drop.
     let parts =
-      path.isEmpty ? [""] : path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+      path.isEmpty
+      ? [""]
+      : (path.hasPrefix("/") ? path.dropFirst() : path[...]).split(
+        separator: "/", omittingEmptySubsequences: false)
     segments = parts.map { URLPattern.decode($0) }
     if let query = url.query(percentEncoded: true), !query.isEmpty {
       queryItems = query.split(separator: "&").map { pair in
