@@ -69,6 +69,10 @@ struct URLPattern: Sendable {
       if authority.contains("{") || authority.contains("}") {
         throw ParseError(reason: "parameters are allowed in the path only, not in the host")
       }
+      // `URL.host` gives an IPv6 address without its brackets; so does the pattern.
+      if authority.hasPrefix("["), authority.hasSuffix("]") {
+        authority = authority.dropFirst().dropLast()
+      }
       host = authority.lowercased()
       if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
     } else if rest.first != "/" {
