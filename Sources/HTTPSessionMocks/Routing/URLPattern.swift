@@ -161,7 +161,8 @@ struct URLPattern: Sendable {
       if pair.contains("{") || pair.contains("}") {
         throw ParseError(reason: "parameters are allowed in the path only, not in the query")
       }
-      items.append((name, parts.count > 1 ? decode(parts[1]) : nil))
+      // A "+" in a value is a space, as in the request's query (see `RequestFacts`).
+      items.append((name, parts.count > 1 ? decode(parts[1].replacing("+", with: " ")) : nil))
     }
     return items
   }
