@@ -42,7 +42,8 @@ struct URLPattern: Sendable {
     var scheme: String?
     var host: String?
     var port: Int?
-    if let separator = rest.range(of: "://") {
+    // A path may hold "://" too, in its query (/redirect?to=https://example.com).
+    if rest.first != "/", let separator = rest.range(of: "://") {
       let schemeText = rest[..<separator.lowerBound]
       guard !schemeText.isEmpty,
         schemeText.allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." })
