@@ -74,7 +74,8 @@ struct URLPattern: Sendable {
       if authority.hasPrefix("["), authority.hasSuffix("]") {
         authority = authority.dropFirst().dropLast()
       }
-      host = authority.lowercased()
+      // Compared percent-decoded, as `URL.host` gives it.
+      host = Self.decode(authority).lowercased()
       if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
     } else if rest.first != "/" {
       throw ParseError(
