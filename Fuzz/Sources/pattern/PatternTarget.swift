@@ -253,6 +253,18 @@ func checkRouting(_ input: PatternInput, _ request: URLRequest) {
   check(
     mock.unmatchedRequests.count == (expected == 404 ? 1 : 0),
     "\(mock.unmatchedRequests.count) unmatched requests")
+  // Verification agrees with matching; a malformed matcher always fails it (the report goes to
+  // standard error, which Fuzz/run discards).
+  for (matcher, _) in stubs {
+    let count: CallCount = matcher.matches(request) ? .once : .never
+    check(
+      mock.verify(matcher, called: count) == matcher.problems.isEmpty,
+      "verify(\(matcher), called: \(count)) disagrees with matches()")
+  }
+  let inOrder = mock.verifyInOrder([.any, .url(pattern)])
+  check(!inOrder, "two steps matched one request")
+  _ = mock.verifyAllStubsUsed()
+  _ = mock.verifyNoUnmatchedRequests()
   let misses = mock.router.nearMisses(for: request)
   check(misses.count == stubs.count, "\(misses.count) near misses for \(stubs.count) stubs")
   _ = NearMiss.unmatchedReport(request, misses)
