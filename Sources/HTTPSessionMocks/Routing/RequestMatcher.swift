@@ -322,6 +322,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case .all(let nodes):
       for inner in nodes { evaluate(inner, facts, into: &result) }
     case .either(let a, let b):
+      if let problem = RequestMatcher(node, description: "").problems.first {
+        // A malformed side leaves the whole matcher malformed: it never matches.
+        result.miss(problem, weight: 100)
+        return
+      }
       var left = Evaluation(capturesParameters: result.capturesParameters)
       evaluate(a, facts, into: &left)
       if left.matched {
@@ -335,6 +340,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       for mismatch in best.mismatches { result.miss(mismatch, weight: 0) }
       result.distance += best.distance
     case .not(let inner):
+      if let problem = RequestMatcher(inner, description: "").problems.first {
+        // Not "not malformed": a malformed matcher never matches, negated or not.
+        result.miss(problem, weight: 100)
+        return
+      }
       var innerResult = Evaluation(capturesParameters: false)
       evaluate(inner, facts, into: &innerResult)
       if innerResult.matched { result.miss("matched what it should not: \(Self.describe(inner))") }

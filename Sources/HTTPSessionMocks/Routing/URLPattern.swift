@@ -53,6 +53,7 @@ struct URLPattern: Sendable {
     var scheme: String?
     var host: String?
     var port: Int?
+    // A path may hold "://" too, in its query (/redirect?to=https://example.com).
     if rest.first != "/", let separator = rest.range(of: "://") {
       let schemeText = rest[..<separator.lowerBound]
       guard !schemeText.isEmpty,
@@ -80,10 +81,12 @@ struct URLPattern: Sendable {
       if authority.contains("{") || authority.contains("}") {
         throw ParseError(reason: "parameters are allowed in the path only, not in the host")
       }
-      // An IPv6 literal is written in brackets, and `URL.host` gives it without them.
-      host =
-        authority.hasPrefix("[") && authority.hasSuffix("]")
-        ? authority.dropFirst().dropLast().lowercased() : authority.lowercased()
+      // `URL.host` gives an IPv6 address without its brackets; so does the pattern.
+      if authority.hasPrefix("["), authority.hasSuffix("]") {
+        authority = authority.dropFirst().dropLast()
+      }
+      // Compared percent-decoded, as `URL.host` gives it.
+      host = Self.decode(authority).lowercased()
       if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
     } else if rest.first != "/" {
       throw ParseError(
