@@ -112,10 +112,12 @@ func jsonObjectBody(_ object: Any, _ request: URLRequest) -> Data? {
   case .answer(let body, let response, let error):
     check(error == nil, "an error for a JSON object")
     check((response as? HTTPURLResponse)?.statusCode == 200, "not status 200")
-    check(JSONSerialization.isValidJSONObject(object), "a body for an object that is not valid")
+    // Top-level fragments (a string, a number, null) are accepted, as JSON allows them.
+    check(
+      JSONSerialization.isValidJSONObject([object]), "a body for an object that is not valid")
     return body ?? Data()
   case .invalid(let problem):
-    check(!JSONSerialization.isValidJSONObject(object), "jsonObject refused a valid object")
+    check(!JSONSerialization.isValidJSONObject([object]), "jsonObject refused a valid object")
     check(!problem.isEmpty, "no reason")
     return nil
   }

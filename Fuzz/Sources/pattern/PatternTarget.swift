@@ -100,7 +100,7 @@ func checkParser(_ source: String) {
   check((method.indexKey != nil) == (parsed != nil), "index key for \(source.debugDescription)")
   if let parsed {
     _ = parsed.pathDescription
-    _ = parsed.hasParameters
+    _ = parsed.literalPath
     check(!parsed.segments.isEmpty, "no segments for \(source.debugDescription)")
   }
 }
