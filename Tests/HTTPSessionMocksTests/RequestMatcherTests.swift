@@ -468,4 +468,17 @@ import Testing
     #expect(matcher.problems.first?.contains("cannot be represented as JSON") == true)
     #expect(!matcher.matches(routingRequest("POST", "https://e.com/x", body: Data("{}".utf8))))
   }
+
+  @Test func aMalformedSideMakesNegationsAndAlternativesNeverMatch() {
+    let request = routingRequest("GET", "https://e.com/example")
+    #expect(!(!RequestMatcher.url("{unclosed")).matches(request))
+    #expect(!(RequestMatcher.url("/example") || .regex("(")).matches(request))
+    #expect(!(RequestMatcher.url("/example") || .regex("(")).problems.isEmpty)
+  }
+
+  @Test func anAbsolutePatternsHostComparesPercentDecoded() {
+    #expect(
+      RequestMatcher.get("https://ex%41mple.com/x").matches(
+        routingRequest("GET", "https://exAmple.com/x")))
+  }
 }
