@@ -12,12 +12,15 @@ let package = Package(
   products: [
     .library(name: "HTTPSessionKit", targets: ["HTTPSessionKit"]),
     .library(name: "HTTPSessionMocks", targets: ["HTTPSessionMocks"]),
+    .library(name: "HTTPSessionServer", targets: ["HTTPSessionServer"]),
     .library(name: "SampleClient", targets: ["SampleClient"]),
     .executable(name: "sample-client", targets: ["sample-client"]),
   ],
   targets: [
     .target(name: "HTTPSessionKit", swiftSettings: settings),
     .target(name: "HTTPSessionMocks", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
+    .target(
+      name: "HTTPSessionServer", dependencies: ["HTTPSessionMocks"], swiftSettings: settings),
     .target(
       name: "SampleClient", dependencies: ["HTTPSessionKit"], path: "SampleClient/SampleClient",
       swiftSettings: settings),
@@ -32,6 +35,10 @@ let package = Package(
     .testTarget(
       name: "HTTPSessionMocksTests", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
       resources: [.copy("Fixtures")], swiftSettings: settings),
+    .testTarget(
+      name: "HTTPSessionServerTests",
+      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
+      swiftSettings: settings),
     .testTarget(
       name: "SampleClientTests", dependencies: ["SampleClient", "HTTPSessionMocks"],
       swiftSettings: settings),

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A request as the parser read it off the wire: the head and the whole body.
+package struct HTTPRequest: Sendable, Equatable {
+  /// The method, exactly as sent (`GET`, `POST`, ...).
+  package var method: String
+  /// The request target: `/path?query`, or an absolute `http://host/path` URL.
+  package var target: String
+  /// The minor version: 0 for HTTP/1.0, 1 for HTTP/1.1.
+  package var minorVersion: Int
+  /// The header fields in the order they were sent, values trimmed of surrounding whitespace.
+  package var headers: [(name: String, value: String)]
+  /// The body, decoded from chunked transfer encoding if it was chunked.
+  package var body: Data
+
+  /// The first value of the header `name`, compared without regard to case.
+  package func value(of name: String) -> String? {
+    headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+  }
+
+  /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`,
+  /// HTTP/1.0 only with `Connection: keep-alive`.
+  package var keepsAlive: Bool {
+    let tokens = Self.connectionTokens(headers)
+    if minorVersion == 0 { return tokens.contains("keep-alive") }
+    return !tokens.contains("close")
+  }
+
+  /// Whether the client waits for `100 Continue` before it sends the body.
+  package var expectsContinue: Bool {
+    value(of: "Expect")?.lowercased() == "100-continue" && minorVersion >= 1
+  }
+
+  /// The path and query of the target, `/` when the target is `*` or an absolute URL with no
+  /// path.
+  package var pathAndQuery: String {
+    if target.hasPrefix("/") { return target }
+    if target == "*" { return "/" }
+    // An absolute URL: skip "scheme://authority".
+    guard let schemeEnd = target.range(of: "://") else { return "/" }
+    let rest = target[schemeEnd.upperBound...]
+    guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+    let tail = String(rest[slash...])
+    return tail.hasPrefix("?") ? "/" + tail : tail
+  }
+
+  static func connectionTokens(_ headers: [(name: String, value: String)]) -> Set<String> {
+    var tokens = Set<String>()
+    for field in headers where field.name.caseInsensitiveCompare("Connection") == .orderedSame {
+      for token in field.value.split(separator: ",") {
+        tokens.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+      }
+    }
+    return tokens
+  }
+
+  package static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+    lhs.method == rhs.method && lhs.target == rhs.target && lhs.minorVersion == rhs.minorVersion
+      && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+      && lhs.headers.map(\.value) == rhs.headers.map(\.value) && lhs.body == rhs.body
+  }
+}

@@ -1,0 +1,342 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One accepted client connection, served by one thread from ``run()`` to its end.
+///
+/// The thread reads and parses requests, hands each to the mock through the
+/// ``ExchangeHandler`` and waits for the sink's events, then writes the answer, in order,
+/// one request at a time (pipelined requests wait in the parser's buffer). It waits in `poll`
+/// on the socket and on a wake pipe, which the sink (from any thread) and ``stop()`` write to.
+final class Connection: @unchecked Sendable {
+  // @unchecked Sendable: `parser` and the read buffer belong to the connection's own thread;
+  // everything other threads touch is in `shared`, behind `lock`.
+
+  private enum Event: @unchecked Sendable {
+    // @unchecked Sendable: a `URLResponse` is not mutated once the mock hands it over.
+    case response(URLResponse)
+    case body(Data)
+    case finish(ExchangeOutcome)
+  }
+
+  private struct Shared {
+    var events: [Event] = []
+    var exchange = 0
+    var stopping = false
+    var closed = false
+  }
+
+  private struct Sink: ExchangeSink {
+    let connection: Connection
+    let exchange: Int
+    func receive(_ response: URLResponse) { connection.deliver(.response(response), exchange) }
+    func receive(_ body: Data) { connection.deliver(.body(body), exchange) }
+    func finish(_ outcome: ExchangeOutcome) { connection.deliver(.finish(outcome), exchange) }
+  }
+
+  let fd: Int32
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  private let limits: ServerLimits
+  private let handler: any ExchangeHandler
+  private let baseURL: String
+  private let lock = NSLock()
+  private var shared = Shared()
+  private var parser: HTTPRequestParser
+  private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+  init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
+    (wakeRead, wakeWrite) = try Socket.makePipe()
+    self.fd = fd
+    self.limits = limits
+    self.handler = handler
+    self.baseURL = baseURL
+    self.parser = HTTPRequestParser(
+      maxHeadBytes: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+  }
+
+  /// Asks the connection's thread to stop: it cancels the exchange in progress and closes.
+  func stop() {
+    lock.withLock {
+      shared.stopping = true
+      wakeLocked()
+    }
+  }
+
+  /// Serves the connection until it closes, then closes its descriptors.
+  func run() {
+    serve()
+    lock.withLock { shared.closed = true }
+    Socket.closeDescriptor(fd)
+    Socket.closeDescriptor(wakeRead)
+    Socket.closeDescriptor(wakeWrite)
+  }
+
+  private var isStopping: Bool { lock.withLock { shared.stopping } }
+
+  private func deliver(_ event: Event, _ exchange: Int) {
+    lock.withLock {
+      guard !shared.closed, shared.exchange == exchange else { return }
+      shared.events.append(event)
+      wakeLocked()
+    }
+  }
+
+  /// Writes one byte to the wake pipe; a full pipe already wakes the thread.
+  private func wakeLocked() {
+    guard !shared.closed else { return }
+    var byte: UInt8 = 1
+    _ = write(wakeWrite, &byte, 1)
+  }
+
+  private func drainWake() {
+    var bytes = [UInt8](repeating: 0, count: 64)
+    while read(wakeRead, &bytes, bytes.count) > 0 {}
+  }
+
+  // MARK: - The request loop
+
+  private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+  private static func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    let whole = UInt64(clamping: max(seconds, 0)).multipliedReportingOverflow(by: 1_000_000_000)
+    if whole.overflow { return UInt64.max / 2 }
+    return whole.partialValue + UInt64(clamping: max(attoseconds, 0) / 1_000_000_000)
+  }
+
+  private func serve() {
+    // The head of the first request must arrive within `headerTimeout` of the accept.
+    var deadline = Self.now() + Self.nanoseconds(limits.headerTimeout)
+    var idle = false
+    var inBody = false
+    var continued = false
+    while !isStopping {
+      switch parser.next() {
+      case .failure(let error):
+        reject(status: error.status, reason: error.reason)
+        return
+      case .request(let request):
+        inBody = false
+        continued = false
+        guard exchange(request) else { return }
+        idle = parser.isIdle
+        let timeout = idle ? limits.idleTimeout : limits.headerTimeout
+        deadline = Self.now() + Self.nanoseconds(timeout)
+        continue
+      case .needMore:
+        break
+      }
+      if let head = parser.pendingHead {
+        if !inBody {
+          inBody = true
+          deadline = Self.now() + Self.nanoseconds(limits.idleTimeout)
+        }
+        if head.expectsContinue, !continued {
+          continued = true
+          guard writeAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
+        }
+      }
+      let now = Self.now()
+      guard now < deadline else { return }
+      let timeout = Int32(clamping: (deadline - now) / 1_000_000 + 1)
+      let ready = Socket.poll(
+        [(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: timeout)
+      if ready[1] != 0 { drainWake() }
+      guard ready[0] != 0 else { continue }
+      switch receive() {
+      case .closed: return
+      case .wouldBlock: continue
+      case .bytes:
+        if idle {
+          idle = false
+          deadline = Self.now() + Self.nanoseconds(limits.headerTimeout)
+        } else if inBody {
+          deadline = Self.now() + Self.nanoseconds(limits.idleTimeout)
+        }
+      }
+    }
+  }
+
+  /// Reads what is available into the parser.
+  private func receive() -> Socket.Received {
+    let result = readBuffer.withUnsafeMutableBytes { Socket.receive(fd, into: $0) }
+    if case .bytes(let count) = result { parser.append(readBuffer[0..<count]) }
+    return result
+  }
+
+  // MARK: - One exchange
+
+  /// Answers one request; returns whether the connection stays open for the next.
+  private func exchange(_ request: HTTPRequest) -> Bool {
+    guard let urlRequest = Self.urlRequest(for: request, baseURL: baseURL) else {
+      reject(status: 400, reason: "The request target is not a valid URL path.")
+      return false
+    }
+    let id = lock.withLock {
+      shared.exchange += 1
+      shared.events = []
+      return shared.exchange
+    }
+    let cancel = handler.send(urlRequest, to: Sink(connection: self, exchange: id))
+    var response: URLResponse?
+    var body = Data()
+    var outcome: ExchangeOutcome?
+    while outcome == nil {
+      let (events, stopping) = lock.withLock {
+        defer { shared.events = [] }
+        return (shared.events, shared.stopping)
+      }
+      for event in events {
+        switch event {
+        case .response(let value): response = response ?? value
+        case .body(let piece): body.append(piece)
+        case .finish(let end): outcome = outcome ?? end
+        }
+      }
+      if outcome != nil { break }
+      if stopping {
+        cancel()
+        return false
+      }
+      guard waitDuringExchange() else {
+        cancel()
+        return false
+      }
+    }
+    lock.withLock { shared.exchange += 1 }
+    let keepsAlive = request.keepsAlive
+    switch outcome {
+    case .complete:
+      let bytes = ResponseEncoder.encode(
+        response: response, body: body, request: request, keepsAlive: keepsAlive)
+      guard writeAll(bytes) else { return false }
+      return keepsAlive && ResponseEncoder.allowsKeepAlive(response)
+    case .unmatched(let report):
+      let bytes = ResponseEncoder.encodeText(
+        status: 404, text: report, request: request, keepsAlive: keepsAlive)
+      guard writeAll(bytes) else { return false }
+      return keepsAlive
+    case .failed(let error):
+      fault(for: error)
+      return false
+    case nil:
+      return false
+    }
+  }
+
+  /// Waits for a sink event, the stop signal, or the client: pipelined bytes are buffered
+  /// (up to a head's worth); returns `false` if the client went away.
+  private func waitDuringExchange() -> Bool {
+    let reading = parser.bufferedByteCount <= limits.maxHeadBytes
+    let ready = Socket.poll(
+      [(fd, reading ? Int16(POLLIN) : 0), (wakeRead, Int16(POLLIN))], timeout: -1)
+    if ready[1] != 0 { drainWake() }
+    if ready[0] & Int16(POLLHUP | POLLERR) != 0 { return false }
+    if ready[0] != 0, case .closed = receive() { return false }
+    return true
+  }
+
+  /// What a stub's `URLError` looks like on the wire (WireMock's faults).
+  private func fault(for error: any Error) {
+    switch (error as? URLError)?.code {
+    case .timedOut?:
+      // Silent until the client gives up or the server stops.
+      while !isStopping {
+        let ready = Socket.poll(
+          [(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: -1)
+        if ready[1] != 0 { drainWake() }
+        if ready[0] & Int16(POLLHUP | POLLERR) != 0 { return }
+        if ready[0] != 0 {
+          // Whatever the client sends now is discarded.
+          let result = readBuffer.withUnsafeMutableBytes { Socket.receive(fd, into: $0) }
+          if case .closed = result { return }
+        }
+      }
+    case .badServerResponse?, .cannotParseResponse?:
+      _ = writeAll(Array("This is not an HTTP response.\r\n\r\n".utf8))
+    default:
+      // `.networkConnectionLost` and every other error: close without a response.
+      break
+    }
+  }
+
+  // MARK: - Writing
+
+  /// Writes every byte, waiting for the socket as needed; `false` if the client stopped
+  /// reading for longer than the idle timeout, went away, or the server is stopping.
+  private func writeAll(_ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let sent = bytes.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+      if sent < 0 { return false }
+      offset += sent
+      if offset == bytes.count { break }
+      if sent == 0 {
+        let ready = Socket.poll(
+          [(fd, Int16(POLLOUT)), (wakeRead, Int16(POLLIN))],
+          timeout: limits.idleTimeout.pollMilliseconds)
+        if ready[1] != 0 {
+          drainWake()
+          if isStopping { return false }
+        }
+        if ready[0] & Int16(POLLHUP | POLLERR) != 0 { return false }
+        if ready == [0, 0] { return false }
+      }
+    }
+    return true
+  }
+
+  /// Answers a malformed or over-limit request with `status`, then closes lingeringly: reads
+  /// and discards what the client is still sending (bounded in bytes and time) so that it
+  /// receives the status instead of a connection reset.
+  private func reject(status: Int, reason: String) {
+    let bytes = ResponseEncoder.encodeText(
+      status: status, text: reason + "\n", request: nil, keepsAlive: false)
+    guard writeAll(bytes) else { return }
+    Socket.shutdownWrite(fd)
+    let end = Self.now() + Self.nanoseconds(limits.lingerTimeout)
+    var discarded = 0
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+    while discarded < limits.lingerBytes, !isStopping {
+      let now = Self.now()
+      guard now < end else { return }
+      let ready = Socket.poll(
+        [(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))],
+        timeout: Int32(clamping: (end - now) / 1_000_000 + 1))
+      if ready[1] != 0 { drainWake() }
+      guard ready[0] != 0 else { continue }
+      switch scratch.withUnsafeMutableBytes({ Socket.receive(fd, into: $0) }) {
+      case .closed: return
+      case .wouldBlock: continue
+      case .bytes(let count): discarded += count
+      }
+    }
+  }
+
+  // MARK: - Requests
+
+  /// The request the mock sees: `http://HOST:PORT/path?query` (the server's own base URL),
+  /// with the method, every header as sent (the `Host` header kept) and the body.
+  static func urlRequest(for request: HTTPRequest, baseURL: String) -> URLRequest? {
+    guard let url = URL(string: baseURL + request.pathAndQuery) else { return nil }
+    var urlRequest = URLRequest(url: url)
+    urlRequest.httpMethod = request.method
+    for (name, value) in request.headers
+    where name.caseInsensitiveCompare("Transfer-Encoding") != .orderedSame {
+      urlRequest.addValue(value, forHTTPHeaderField: name)
+    }
+    if !request.body.isEmpty { urlRequest.httpBody = request.body }
+    return urlRequest
+  }
+}

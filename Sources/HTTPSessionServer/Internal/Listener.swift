@@ -1,0 +1,135 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The listening socket, its accept thread, and every connection and thread it started.
+///
+/// ``stop()`` wakes the accept thread and every connection, then waits until all their threads
+/// have returned, so that nothing calls into the mock after it returns.
+final class Listener: @unchecked Sendable {
+  // @unchecked Sendable: the mutable fields are only touched with `condition` locked.
+  private let fd: Int32
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  private let limits: ServerLimits
+  private let handler: any ExchangeHandler
+  private let baseURL: String
+  private let condition = NSCondition()
+  private var connections: [ObjectIdentifier: Connection] = [:]
+  private var threads = 0
+  private var ourThreads: Set<ObjectIdentifier> = []
+  private var stopping = false
+  private var pipeClosed = false
+
+  init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
+    (wakeRead, wakeWrite) = try Socket.makePipe()
+    self.fd = fd
+    self.limits = limits
+    self.handler = handler
+    self.baseURL = baseURL
+  }
+
+  /// The number of connections open now.
+  var connectionCount: Int { condition.withLock { connections.count } }
+
+  func start() {
+    condition.withLock { threads += 1 }
+    spawn { self.acceptLoop() }
+  }
+
+  /// Stops accepting, closes every connection, and returns once every thread has returned.
+  func stop() {
+    var toStop: [Connection] = []
+    condition.lock()
+    if !stopping {
+      stopping = true
+      toStop = Array(connections.values)
+      var byte: UInt8 = 1
+      _ = write(wakeWrite, &byte, 1)
+    }
+    condition.unlock()
+    for connection in toStop { connection.stop() }
+    condition.lock()
+    // Called from one of our threads (a stub's closure stopping the server), it waits for the
+    // others only.
+    let own = ourThreads.contains(ObjectIdentifier(Thread.current)) ? 1 : 0
+    while threads > own { condition.wait() }
+    let closePipe = !pipeClosed && threads == 0
+    if closePipe { pipeClosed = true }
+    condition.unlock()
+    if closePipe {
+      Socket.closeDescriptor(wakeRead)
+      Socket.closeDescriptor(wakeWrite)
+    }
+  }
+
+  /// Runs `body` on a new thread; the caller has already counted it in `threads`.
+  private func spawn(_ body: @escaping @Sendable () -> Void) {
+    let thread = Thread { [self] in
+      condition.withLock { _ = ourThreads.insert(ObjectIdentifier(Thread.current)) }
+      body()
+      let closePipe = condition.withLock {
+        ourThreads.remove(ObjectIdentifier(Thread.current))
+        threads -= 1
+        condition.broadcast()
+        // The last thread of a server stopped from one of its own threads closes the pipe.
+        let last = stopping && threads == 0 && !pipeClosed
+        if last { pipeClosed = true }
+        return last
+      }
+      if closePipe {
+        Socket.closeDescriptor(wakeRead)
+        Socket.closeDescriptor(wakeWrite)
+      }
+    }
+    thread.name = "HTTPSessionServer"
+    thread.start()
+  }
+
+  private func acceptLoop() {
+    defer { Socket.closeDescriptor(fd) }
+    while true {
+      let ready = Socket.poll([(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: -1)
+      if ready[1] != 0 || condition.withLock({ stopping }) { return }
+      guard ready[0] != 0 else { continue }
+      accepting: while true {
+        switch Socket.accept(fd) {
+        case .accepted(let client):
+          admit(client)
+        case .none:
+          break accepting
+        case .exhausted:
+          // Out of descriptors: back off briefly instead of spinning on the ready listener.
+          _ = Socket.poll([(wakeRead, Int16(POLLIN))], timeout: 50)
+          break accepting
+        }
+      }
+    }
+  }
+
+  private func admit(_ client: Int32) {
+    condition.lock()
+    guard !stopping, connections.count < max(limits.maxConnections, 1),
+      let connection = try? Connection(
+        fd: client, limits: limits, handler: handler, baseURL: baseURL)
+    else {
+      condition.unlock()
+      Socket.closeDescriptor(client)
+      return
+    }
+    let id = ObjectIdentifier(connection)
+    connections[id] = connection
+    threads += 1
+    condition.unlock()
+    spawn { [self] in
+      connection.run()
+      condition.withLock { _ = connections.removeValue(forKey: id) }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HTTPSessionMocks
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A real HTTP/1.1 server on the loopback interface that answers from a ``URLSessionMock``.
+///
+/// Some clients cannot be handed a session: a `WKWebView` loading a page and its scripts, an
+/// app under XCUITest in another process, `curl`, a Python tool. Start a server for the mock
+/// and point them at ``baseURL``; every request goes through the mock's one request path, so
+/// the same stubs answer, the journal records it, and `verify` checks it:
+///
+/// ```swift
+/// let mock = URLSessionMock()
+/// mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
+/// let server = try mock.startServer()
+/// defer { server.stop() }
+/// app.launchEnvironment["API_BASE_URL"] = server.baseURL.absoluteString
+/// ...
+/// mock.verify(.get("/users/octocat"), called: .once)
+/// ```
+///
+/// Each request becomes a `URLRequest` for `http://127.0.0.1:PORT/path?query` with the method,
+/// every header as sent (`Host` kept) and the body. Answers carry `Content-Length`; `HEAD`
+/// gets the headers only; delays run on the mock's clock. A request no stub matches gets `404`
+/// with the near-miss report as its `text/plain` body, and fails the test as usual. A stub's
+/// `URLError` becomes the fault a client would see:
+///
+/// - `.networkConnectionLost`: the connection closes without a response.
+/// - `.timedOut`: the connection stays open and silent until the client gives up or the server
+///   stops.
+/// - `.badServerResponse`, `.cannotParseResponse`: the server writes bytes that are not HTTP and
+///   closes.
+/// - any other error: the connection closes without a response.
+///
+/// Connections are persistent (keep-alive) unless the client says `Connection: close` or
+/// speaks HTTP/1.0 without `keep-alive`; pipelined requests are answered in order; request
+/// bodies may use `Content-Length` or chunked transfer encoding, and `Expect: 100-continue`
+/// is honoured. There is no TLS. The server enforces ``ServerLimits``; malformed requests get
+/// `400` (over-limit ones `413` or `431`) and a lingering close.
+///
+/// > Important: ``stop()`` closes every connection and returns only when no server thread can
+/// > call into the mock any more. A server that is released stops itself.
+public final class LoopbackServer: Sendable {
+  /// The server's address, such as `http://127.0.0.1:54321`; append paths to it.
+  public let baseURL: URL
+  /// The TCP port the server listens on.
+  public let port: Int
+  /// The limits the server enforces.
+  public let limits: ServerLimits
+  private let listener: Listener
+
+  init(
+    handler: any ExchangeHandler, host: String, port: Int, limits: ServerLimits
+  ) throws {
+    guard (0...65_535).contains(port) else { throw ServerError.invalidPort(port) }
+    let (address, urlHost) = try Self.loopbackAddress(host)
+    let (fd, chosen) = try Socket.listen(on: address, port: port, backlog: 128)
+    let base = "http://\(urlHost):\(chosen)"
+    guard let url = URL(string: base) else {
+      Socket.closeDescriptor(fd)
+      throw ServerError.notLoopback(host)
+    }
+    do {
+      listener = try Listener(fd: fd, limits: limits, handler: handler, baseURL: base)
+    } catch {
+      Socket.closeDescriptor(fd)
+      throw error
+    }
+    self.baseURL = url
+    self.port = chosen
+    self.limits = limits
+    listener.start()
+  }
+
+  deinit {
+    listener.stop()
+  }
+
+  /// Stops the server: closes the listening socket and every connection, cancels the requests
+  /// in progress, and returns once no server thread can call into the mock. Calling it again
+  /// does nothing.
+  public func stop() {
+    listener.stop()
+  }
+
+  /// The number of client connections open now.
+  public var connectionCount: Int { listener.connectionCount }
+
+  /// Resolves `host` to a loopback address, or throws: only `127.0.0.0/8`, `::1` and
+  /// `localhost` are served.
+  static func loopbackAddress(_ host: String) throws -> (Socket.Address, String) {
+    var name = host
+    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    if name.lowercased() == "localhost" { name = "127.0.0.1" }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, name, &v4) == 1 {
+      let first = UInt32(bigEndian: v4.s_addr) >> 24
+      guard first == 127 else { throw ServerError.notLoopback(host) }
+      return (.v4(v4), name)
+    }
+    var v6 = in6_addr()
+    if inet_pton(AF_INET6, name, &v6) == 1 {
+      let bytes = withUnsafeBytes(of: v6) { Array($0) }
+      guard bytes == [UInt8](repeating: 0, count: 15) + [1] else {
+        throw ServerError.notLoopback(host)
+      }
+      return (.v6(v6), "[::1]")
+    }
+    throw ServerError.notLoopback(host)
+  }
+}

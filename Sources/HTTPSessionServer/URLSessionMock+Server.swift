@@ -1,0 +1,25 @@
+import HTTPSessionMocks
+
+extension URLSessionMock {
+  /// Starts a ``LoopbackServer`` that answers HTTP requests from this mock.
+  ///
+  /// ```swift
+  /// let server = try mock.startServer()
+  /// defer { server.stop() }
+  /// let (data, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("users/octocat"))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - port: The TCP port; 0 (the default) lets the system pick a free one.
+  ///   - host: A loopback address: `127.0.0.1` (the default), another `127.x.y.z`, `::1` or
+  ///     `localhost`. Any other host throws ``ServerError``, so a test never serves its stubs
+  ///     to the network.
+  ///   - limits: The limits on heads, bodies, connections and timeouts.
+  /// - Throws: ``ServerError`` when the host is not loopback or the socket cannot be bound.
+  public func startServer(
+    port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits()
+  ) throws -> LoopbackServer {
+    try LoopbackServer(
+      handler: MockExchangeHandler(mock: self), host: host, port: port, limits: limits)
+  }
+}
