@@ -30,7 +30,13 @@ enum ResponseEncoder {
       fields.append(("Content-Type", mimeType))
     }
     let hasBody = !(100..<200).contains(status) && status != 204 && status != 304
-    if hasBody { fields.append(("Content-Length", String(body.count))) }
+    if hasBody {
+      // A HEAD answer has no body to count; it keeps the length the response names, that is,
+      // the length a GET would get.
+      let named = http?.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
+      let length = request.method == "HEAD" ? (named ?? body.count) : body.count
+      fields.append(("Content-Length", String(max(length, 0))))
+    }
     appendConnection(&fields, request: request, keepsAlive: keepsAlive && status >= 200)
     var bytes = head(status: status, fields: fields)
     if hasBody && request.method != "HEAD" { bytes.append(contentsOf: body) }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPSessionMocks
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -26,7 +27,7 @@ final class Connection: @unchecked Sendable {
     // @unchecked Sendable: a `URLResponse` is not mutated once the mock hands it over.
     case response(URLResponse)
     case body(Data)
-    case finish(ExchangeOutcome)
+    case finish(ExchangeEnd)
   }
 
   private struct Shared {
@@ -36,12 +37,14 @@ final class Connection: @unchecked Sendable {
     var closed = false
   }
 
-  private struct Sink: ExchangeSink {
+  /// The connection's side of the seam: queues what the mock answers for the connection's
+  /// thread. Events of an exchange that is over (cancelled, stopped) are dropped.
+  private struct Sink: ResponseSink {
     let connection: Connection
     let exchange: Int
     func receive(_ response: URLResponse) { connection.deliver(.response(response), exchange) }
     func receive(_ body: Data) { connection.deliver(.body(body), exchange) }
-    func finish(_ outcome: ExchangeOutcome) { connection.deliver(.finish(outcome), exchange) }
+    func finish(_ end: ExchangeEnd) { connection.deliver(.finish(end), exchange) }
   }
 
   let fd: Int32
@@ -191,7 +194,7 @@ final class Connection: @unchecked Sendable {
     let cancel = handler.send(urlRequest, to: Sink(connection: self, exchange: id))
     var response: URLResponse?
     var body = Data()
-    var outcome: ExchangeOutcome?
+    var outcome: ExchangeEnd?
     while outcome == nil {
       let (events, stopping) = lock.withLock {
         defer { shared.events = [] }
@@ -222,9 +225,9 @@ final class Connection: @unchecked Sendable {
         response: response, body: body, request: request, keepsAlive: keepsAlive)
       guard writeAll(bytes) else { return false }
       return keepsAlive && ResponseEncoder.allowsKeepAlive(response)
-    case .unmatched(let report):
+    case .unmatched(let answer):
       let bytes = ResponseEncoder.encodeText(
-        status: 404, text: report, request: request, keepsAlive: keepsAlive)
+        status: 404, text: answer.report, request: request, keepsAlive: keepsAlive)
       guard writeAll(bytes) else { return false }
       return keepsAlive
     case .failed(let error):

@@ -5,29 +5,15 @@ import HTTPSessionMocks
   import FoundationNetworking
 #endif
 
-/// Hands each request to the mock's one request path and translates its answer for the
-/// connection. Routing, recording, delays and failure reports all happen in the mock.
+/// Hands each request to the mock's one request path (`send(_:kind:door:to:)`, door
+/// `.server`). Routing, recording, delays on the clock and failure reports all happen there;
+/// the connection only translates HTTP/1.1 in and out.
 struct MockExchangeHandler: ExchangeHandler {
   let mock: URLSessionMock
 
-  func send(_ request: URLRequest, to sink: any ExchangeSink) -> @Sendable () -> Void {
-    let task = mock.dataTask(with: request) { data, response, error in
-      if let error {
-        let text = String(describing: error)
-        if let urlError = error as? URLError, urlError.code == .resourceUnavailable,
-          text.contains("no stub matches")
-        {
-          sink.finish(.unmatched(report: urlError.localizedDescription))
-        } else {
-          sink.finish(.failed(error))
-        }
-        return
-      }
-      if let response { sink.receive(response) }
-      if let data, !data.isEmpty { sink.receive(data) }
-      sink.finish(.complete)
-    }
-    task.resume()
+  func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
+    // A request off the wire is recorded as a data task, body or not.
+    let task = mock.send(request, kind: .data, door: .server, to: sink)
     return { task.cancel() }
   }
 }

@@ -1,0 +1,394 @@
+import Foundation
+import HTTPSessionKit
+import HTTPSessionMocks
+import HTTPSessionServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct LoopbackServerTests {
+  // MARK: - The door: same stubs, same answers
+
+  @Test func aRealURLSessionGetsWhatTheInjectedMockGives() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
+    mock.stub(.post("/items"), with: .text("made", status: 201, headers: ["X-Id": "7"]))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    var post = URLRequest(url: server.baseURL.appendingPathComponent("items"))
+    post.httpMethod = "POST"
+    post.httpBody = Data("{}".utf8)
+    for path in ["users/octocat", "items"] {
+      var wire = path == "items" ? post : URLRequest(url: server.baseURL.appendingPathComponent(path))
+      let (wireData, wireResponse) = try await liveSession().data(for: wire)
+      wire.url = URL(string: "https://api.example.com/\(path)")
+      let (mockData, mockResponse) = try await mock.data(for: wire)
+      let overWire = try #require(wireResponse as? HTTPURLResponse)
+      let injected = try #require(mockResponse as? HTTPURLResponse)
+      #expect(overWire.statusCode == injected.statusCode, "\(path)")
+      #expect(wireData == mockData, "\(path)")
+      for name in ["Content-Type", "X-Id"] {
+        #expect(
+          overWire.value(forHTTPHeaderField: name) == injected.value(forHTTPHeaderField: name),
+          "\(path) \(name)")
+      }
+      #expect(overWire.value(forHTTPHeaderField: "Content-Length") == String(wireData.count))
+    }
+    #expect(mock.verify(.get("/users/octocat"), called: .exactly(2)))
+    #expect(mock.verify(.post("/items"), called: .exactly(2)))
+  }
+
+  @Test func theRecordedRequestHasTheServersURLTheHostHeaderAndTheBody() throws {
+    let mock = URLSessionMock()
+    mock.stub(.post("/items"), with: .status(201))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send(
+      "POST /items?draft=1 HTTP/1.1\r\nHost: example.test:81\r\nX-A: b\r\nContent-Length: 5\r\n\r\nhello")
+    #expect(client.readResponse()?.status == 201)
+    let recorded = try #require(mock.requests.first)
+    #expect(recorded.url?.absoluteString == "\(server.baseURL.absoluteString)/items?draft=1")
+    #expect(recorded.value(forHTTPHeaderField: "Host") == "example.test:81")
+    #expect(recorded.value(forHTTPHeaderField: "X-A") == "b")
+    #expect(recorded.httpMethod == "POST")
+    #expect(recorded.httpBody == Data("hello".utf8))
+  }
+
+  @Test func absolutePatternsNamingTheServerMatch() async throws {
+    let mock = URLSessionMock()
+    let server = try mock.startServer()
+    defer { server.stop() }
+    mock.stub(.url("\(server.baseURL.absoluteString)/health"), with: .text("ok"))
+    let (data, _) = try await liveSession().data(from: server.baseURL.appendingPathComponent("health"))
+    #expect(text(data) == "ok")
+  }
+
+  // MARK: - HTTP/1.1 as clients use it
+
+  @Test func chunkedRequestBodiesAreDecoded() throws {
+    let mock = URLSessionMock()
+    mock.stub(.post("/up")) { request in .data(request.httpBody ?? Data()) }
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send(
+      "POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+    let response = try #require(client.readResponse())
+    #expect(response.body == "hello world")
+    #expect(mock.requests.first?.value(forHTTPHeaderField: "Transfer-Encoding") == nil)
+  }
+
+  @Test func expectContinueGets100BeforeTheBody() throws {
+    let mock = URLSessionMock()
+    mock.stub(.put("/x")) { request in .data(request.httpBody ?? Data()) }
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("PUT /x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+    #expect(client.readResponse()?.status == 100)
+    client.send("abc")
+    let response = try #require(client.readResponse())
+    #expect(response.status == 200)
+    #expect(response.body == "abc")
+  }
+
+  @Test func keepAliveServesManyRequestsOnOneConnection() throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/n"), with: .text("n"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    for _ in 0..<5 {
+      client.send("GET /n HTTP/1.1\r\nHost: a\r\n\r\n")
+      #expect(client.readResponse()?.body == "n")
+    }
+    #expect(mock.requests.count == 5)
+  }
+
+  @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/a"), with: .text("first"))
+    mock.stub(.get("/b"), with: .text("second"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let raw = try rawExchange(
+      port: server.port,
+      "GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n"
+        + "GET /a HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    let bodies = raw.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.prefix(6) }
+    #expect(bodies.map(String.init) == ["firstH", "second", "first"])
+    #expect(mock.verifyInOrder([.get("/a"), .get("/b"), .get("/a")]))
+  }
+
+  @Test func connectionCloseAndHTTP10CloseAfterTheAnswer() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("x"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let closing = try rawExchange(
+      port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    #expect(closing.contains("Connection: close"))
+    #expect(closing.hasSuffix("\r\n\r\nx"))
+    let old = try rawExchange(port: server.port, "GET / HTTP/1.0\r\n\r\n")
+    #expect(old.hasPrefix("HTTP/1.1 200 OK"))
+    #expect(old.hasSuffix("\r\n\r\nx"))
+    let client = try RawClient(port: server.port)
+    client.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+    #expect(client.readResponse()?.headers["connection"] == "keep-alive")
+  }
+
+  @Test func headGetsTheHeadersOnly() throws {
+    let mock = URLSessionMock()
+    mock.stub(.head("/file"), with: .text("twelve bytes"))
+    mock.stub(.get("/after"), with: .text("next"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("HEAD /file HTTP/1.1\r\nHost: a\r\n\r\nGET /after HTTP/1.1\r\nHost: a\r\n\r\n")
+    let head = try #require(client.readResponse(head: true))
+    #expect(head.headers["content-length"] == "12")
+    // The next response starts right after the head: no body bytes came in between.
+    #expect(client.readResponse()?.body == "next")
+  }
+
+  @Test func aStubsTransferEncodingIsDroppedAndContentLengthComputed() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("body", headers: ["Transfer-Encoding": "chunked"]))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    let response = try #require(client.readResponse())
+    #expect(response.headers["transfer-encoding"] == nil)
+    #expect(response.headers["content-length"] == "4")
+  }
+
+  // MARK: - Time and faults
+
+  @Test func delayedAnswersAreWrittenWhenTheVirtualClockAdvances() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(30)))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    try await mock.waitForRequests(count: 1)
+    await clock.advance(by: .seconds(30))
+    #expect(client.readToEnd().hasSuffix("\r\n\r\nlate"))
+  }
+
+  @Test func aLostConnectionFaultClosesWithoutAResponse() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .error(URLError(.networkConnectionLost)))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    #expect(try rawExchange(port: server.port, "GET / HTTP/1.1\r\nHost: a\r\n\r\n") == "")
+    #expect(mock.requests.count == 1)
+  }
+
+  @Test func aBadServerResponseFaultWritesBytesThatAreNotHTTP() throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/bad"), with: .error(URLError(.badServerResponse)))
+    mock.stub(.get("/unparsable"), with: .error(URLError(.cannotParseResponse)))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    for path in ["/bad", "/unparsable"] {
+      let raw = try rawExchange(port: server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
+      #expect(!raw.isEmpty, "\(path)")
+      #expect(!raw.hasPrefix("HTTP/"), "\(path)")
+    }
+  }
+
+  @Test func aTimedOutFaultHoldsTheConnectionSilentUntilTheServerStops() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .error(URLError(.timedOut)))
+    let server = try mock.startServer()
+    let client = try RawClient(port: server.port)
+    client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    try await mock.waitForRequests(count: 1)
+    #expect(server.connectionCount == 1)
+    server.stop()
+    #expect(client.closedWithoutData())
+    #expect(server.connectionCount == 0)
+  }
+
+  // MARK: - Malformed requests
+
+  @Test(arguments: [
+    "GARBAGE\r\n\r\n",
+    "GET / HTTP/3.0\r\nHost: a\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: a\r\nno colon here\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: a\r\nX-A: one\r\n two\r\n\r\n",
+    "GET / HTTP/1.1\nHost: a\n\n",
+    "GET / HTTP/1.1\r\nHost: a\0\r\n\r\n",
+    "GÉT / HTTP/1.1\r\nHost: a\r\n\r\n",
+    "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: five\r\n\r\nhello",
+    "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+    "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n",
+    "GET / HTTP/1.1\r\n\r\n",
+  ])
+  func malformedRequestsGet400AndTheServerKeepsServing(_ attack: String) throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let raw = try rawExchange(port: server.port, attack)
+    #expect(raw.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "got \(raw.prefix(40))")
+    #expect(raw.contains("Connection: close"))
+    #expect(mock.requests.isEmpty)
+    let next = try rawExchange(port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    #expect(next.hasSuffix("fine"))
+  }
+
+  @Test func aClientThatDisconnectsMidBodyIsNotAnswered() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    do {
+      let client = try RawClient(port: server.port)
+      client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nonly part")
+    }
+    let next = try rawExchange(port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    #expect(next.hasSuffix("fine"))
+    #expect(mock.requests.count == 1)
+  }
+
+  // MARK: - Limits, injected short
+
+  @Test func aHeadOverTheLimitGets431() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer(limits: ServerLimits(maxHeadBytes: 256))
+    defer { server.stop() }
+    let big = "GET / HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "a", count: 300))\r\n\r\n"
+    #expect(try rawExchange(port: server.port, big).hasPrefix("HTTP/1.1 431 "))
+    let fits = "GET / HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "a", count: 100))\r\n\r\n"
+    let client = try RawClient(port: server.port)
+    client.send(fits)
+    #expect(client.readResponse()?.status == 200)
+  }
+
+  @Test func theDefaultHeadLimitIs64KiB() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    #expect(server.limits.maxHeadBytes == 65_536)
+    let big = "GET / HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n"
+    #expect(try rawExchange(port: server.port, big).hasPrefix("HTTP/1.1 431 "))
+  }
+
+  @Test func aBodyOverTheLimitGets413EvenWithExpectContinue() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer(limits: ServerLimits(maxBodyBytes: 10))
+    defer { server.stop() }
+    let over = try rawExchange(
+      port: server.port,
+      "POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 11\r\n\r\n")
+    #expect(over.hasPrefix("HTTP/1.1 413 "))
+    let chunked = try rawExchange(
+      port: server.port,
+      "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n")
+    #expect(chunked.hasPrefix("HTTP/1.1 413 "))
+    #expect(mock.requests.isEmpty)
+  }
+
+  @Test func connectionsOverTheLimitAreClosed() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer(limits: ServerLimits(maxConnections: 1))
+    defer { server.stop() }
+    let first = try RawClient(port: server.port)
+    first.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(first.readResponse()?.body == "fine")
+    let second = try RawClient(port: server.port)
+    second.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(second.closedWithoutData())
+    first.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(first.readResponse()?.body == "fine")
+    #expect(server.limits.maxConnections == 1)
+    #expect(ServerLimits().maxConnections == 256)
+  }
+
+  @Test func aSlowHeadIsDisconnected() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer(limits: ServerLimits(headerTimeout: .milliseconds(100)))
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET / HTTP/1.1\r\nHost: a\r\n")
+    #expect(client.closedWithoutData())
+    #expect(mock.requests.isEmpty)
+    #expect(ServerLimits().headerTimeout == .seconds(10))
+  }
+
+  @Test func anIdleKeepAliveConnectionIsClosed() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer(limits: ServerLimits(idleTimeout: .milliseconds(100)))
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(client.readResponse()?.body == "fine")
+    #expect(client.closedWithoutData())
+    #expect(ServerLimits().idleTimeout == .seconds(30))
+  }
+
+  // MARK: - Lifecycle
+
+  @Test func stopClosesOpenConnectionsAndIsIdempotent() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer()
+    let client = try RawClient(port: server.port)
+    client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    #expect(client.readResponse()?.body == "fine")
+    server.stop()
+    #expect(client.closedWithoutData())
+    server.stop()
+    #expect(throws: RawClientError.self) { _ = try RawClient(port: server.port) }
+  }
+
+  @Test func aReleasedServerStops() throws {
+    let mock = URLSessionMock()
+    var server: LoopbackServer? = try mock.startServer()
+    let port = try #require(server?.port)
+    server = nil
+    #expect(throws: RawClientError.self) { _ = try RawClient(port: port) }
+  }
+
+  @Test func onlyLoopbackHostsMayBeBound() throws {
+    let mock = URLSessionMock()
+    for host in ["0.0.0.0", "192.168.1.10", "example.com", "::", "10.0.0.1", ""] {
+      let error = #expect(throws: ServerError.self) { _ = try mock.startServer(host: host) }
+      #expect(error?.code == .notLoopback, "\(host)")
+      #expect(error?.description.contains("only binds loopback") == true)
+    }
+    #expect(throws: ServerError.self) { _ = try mock.startServer(port: 70_000) }
+    for host in ["127.0.0.1", "localhost", "127.0.0.2"] {
+      let server = try mock.startServer(host: host)
+      #expect(server.baseURL.host?.hasPrefix("127.") == true)
+      server.stop()
+    }
+  }
+
+  @Test func theIPv6LoopbackIsServedWhereTheSystemHasIt() throws {
+    let mock = URLSessionMock()
+    let server: LoopbackServer
+    do {
+      server = try mock.startServer(host: "::1")
+    } catch let error as ServerError where error.code == .system {
+      withKnownIssue("this system has no IPv6 loopback: \(error)") { throw error }
+      return
+    }
+    #expect(server.baseURL.absoluteString.hasPrefix("http://[::1]:"))
+    server.stop()
+  }
+}
