@@ -93,6 +93,9 @@ public final class LoopbackServer: Sendable {
   /// The number of client connections open now.
   public var connectionCount: Int { listener.connectionCount }
 
+  /// The number of file descriptors the server holds open now; 0 once ``stop()`` returned.
+  package var openDescriptorCount: Int { listener.openDescriptorCount }
+
   /// Resolves `host` to a loopback address, or throws: only `127.0.0.0/8`, `::1` and
   /// `localhost` are served.
   static func loopbackAddress(_ host: String) throws -> (Socket.Address, String) {

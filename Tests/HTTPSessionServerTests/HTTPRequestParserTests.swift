@@ -40,7 +40,8 @@ import Testing
   // MARK: - Requests it accepts
 
   @Test func readsARequestLineHeadersAndNoBody() throws {
-    let parsed = try #require(request("GET /users/octocat?x=1 HTTP/1.1\r\nHost: a\r\nX-A:  b \r\n\r\n"))
+    let parsed = try #require(
+      request("GET /users/octocat?x=1 HTTP/1.1\r\nHost: a\r\nX-A:  b \r\n\r\n"))
     #expect(parsed.method == "GET")
     #expect(parsed.target == "/users/octocat?x=1")
     #expect(parsed.minorVersion == 1)
@@ -109,7 +110,8 @@ import Testing
   }
 
   @Test func takesThePathOfAnAbsoluteTarget() throws {
-    let parsed = try #require(request("GET http://example.com:8080/p?q=1 HTTP/1.1\r\nHost: a\r\n\r\n"))
+    let parsed = try #require(
+      request("GET http://example.com:8080/p?q=1 HTTP/1.1\r\nHost: a\r\n\r\n"))
     #expect(parsed.pathAndQuery == "/p?q=1")
   }
 
@@ -144,7 +146,8 @@ import Testing
   }
 
   @Test func refusesObsoleteLineFolding() {
-    #expect(failure("GET / HTTP/1.1\r\nHost: a\r\nX-A: one\r\n two\r\n\r\n") == .obsoleteLineFolding)
+    #expect(
+      failure("GET / HTTP/1.1\r\nHost: a\r\nX-A: one\r\n two\r\n\r\n") == .obsoleteLineFolding)
   }
 
   @Test func refusesWhitespaceBeforeTheColon() {
@@ -169,9 +172,12 @@ import Testing
   }
 
   @Test func refusesAContentLengthThatIsNotANumber() {
-    #expect(failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5x\r\n\r\n") == .invalidContentLength)
-    #expect(failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n") == .invalidContentLength)
-    #expect(failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n") == .invalidContentLength)
+    #expect(
+      failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5x\r\n\r\n") == .invalidContentLength)
+    #expect(
+      failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n") == .invalidContentLength)
+    #expect(
+      failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n") == .invalidContentLength)
   }
 
   @Test func refusesTwoDifferentContentLengths() {
@@ -186,7 +192,8 @@ import Testing
   @Test func refusesContentLengthWithChunkedAsSmuggling() {
     #expect(
       failure(
-        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+      )
         == .contentLengthWithTransferEncoding)
   }
 
@@ -195,7 +202,8 @@ import Testing
       failure("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n")
         == .unsupportedTransferEncoding)
     #expect(
-      failure("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n") == .unsupportedTransferEncoding)
+      failure("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n")
+        == .unsupportedTransferEncoding)
   }
 
   @Test func refusesMalformedChunkSizes() {
@@ -219,13 +227,15 @@ import Testing
     #expect(steps == [.failure(.headTooLarge)])
     #expect(HTTPParseError.headTooLarge.status == 431)
     // A head that never ends is refused as soon as it passes the limit.
-    #expect(parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 200), maxHeadBytes: 100)
-      == [.failure(.headTooLarge)])
+    #expect(
+      parse("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 200), maxHeadBytes: 100)
+        == [.failure(.headTooLarge)])
   }
 
   @Test func refusesABodyOverTheLimitWith413() {
-    #expect(failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n", maxBodyBytes: 10)
-      == .bodyTooLarge)
+    #expect(
+      failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\n", maxBodyBytes: 10)
+        == .bodyTooLarge)
     #expect(
       failure("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n\r\n")
         == .bodyTooLarge)

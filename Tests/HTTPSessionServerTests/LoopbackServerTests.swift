@@ -21,7 +21,8 @@ import Testing
     post.httpMethod = "POST"
     post.httpBody = Data("{}".utf8)
     for path in ["users/octocat", "items"] {
-      var wire = path == "items" ? post : URLRequest(url: server.baseURL.appendingPathComponent(path))
+      var wire =
+        path == "items" ? post : URLRequest(url: server.baseURL.appendingPathComponent(path))
       let (wireData, wireResponse) = try await liveSession().data(for: wire)
       wire.url = URL(string: "https://api.example.com/\(path)")
       let (mockData, mockResponse) = try await mock.data(for: wire)
@@ -47,7 +48,8 @@ import Testing
     defer { server.stop() }
     let client = try RawClient(port: server.port)
     client.send(
-      "POST /items?draft=1 HTTP/1.1\r\nHost: example.test:81\r\nX-A: b\r\nContent-Length: 5\r\n\r\nhello")
+      "POST /items?draft=1 HTTP/1.1\r\nHost: example.test:81\r\nX-A: b\r\nContent-Length: 5\r\n\r\nhello"
+    )
     #expect(client.readResponse()?.status == 201)
     let recorded = try #require(mock.requests.first)
     #expect(recorded.url?.absoluteString == "\(server.baseURL.absoluteString)/items?draft=1")
@@ -62,7 +64,8 @@ import Testing
     let server = try mock.startServer()
     defer { server.stop() }
     mock.stub(.url("\(server.baseURL.absoluteString)/health"), with: .text("ok"))
-    let (data, _) = try await liveSession().data(from: server.baseURL.appendingPathComponent("health"))
+    let (data, _) = try await liveSession().data(
+      from: server.baseURL.appendingPathComponent("health"))
     #expect(text(data) == "ok")
   }
 
@@ -75,7 +78,8 @@ import Testing
     defer { server.stop() }
     let client = try RawClient(port: server.port)
     client.send(
-      "POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+      "POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+    )
     let response = try #require(client.readResponse())
     #expect(response.body == "hello world")
     #expect(mock.requests.first?.value(forHTTPHeaderField: "Transfer-Encoding") == nil)
@@ -241,7 +245,8 @@ import Testing
     #expect(raw.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "got \(raw.prefix(40))")
     #expect(raw.contains("Connection: close"))
     #expect(mock.requests.isEmpty)
-    let next = try rawExchange(port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    let next = try rawExchange(
+      port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
     #expect(next.hasSuffix("fine"))
   }
 
@@ -254,7 +259,8 @@ import Testing
       let client = try RawClient(port: server.port)
       client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nonly part")
     }
-    let next = try rawExchange(port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    let next = try rawExchange(
+      port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
     #expect(next.hasSuffix("fine"))
     #expect(mock.requests.count == 1)
   }
@@ -295,7 +301,8 @@ import Testing
     #expect(over.hasPrefix("HTTP/1.1 413 "))
     let chunked = try rawExchange(
       port: server.port,
-      "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n")
+      "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n"
+    )
     #expect(chunked.hasPrefix("HTTP/1.1 413 "))
     #expect(mock.requests.isEmpty)
   }
@@ -339,6 +346,36 @@ import Testing
     #expect(client.readResponse()?.body == "fine")
     #expect(client.closedWithoutData())
     #expect(ServerLimits().idleTimeout == .seconds(30))
+  }
+
+  // MARK: - Static directories over the wire
+
+  @Test func aServedDirectoryNeverLeaksOutsideItsRootOverTheWire() throws {
+    let parent = FileManager.default.temporaryDirectory
+      .appendingPathComponent("wire-\(UUID().uuidString)", isDirectory: true)
+    let root = parent.appendingPathComponent("site", isDirectory: true)
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try Data("top secret".utf8).write(to: parent.appendingPathComponent("secret.txt"))
+    try Data("<p>hi</p>".utf8).write(to: root.appendingPathComponent("index.html"))
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("link.txt"),
+      withDestinationURL: parent.appendingPathComponent("secret.txt"))
+    let mock = URLSessionMock()
+    mock.serveDirectory(root)
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let page = try rawExchange(
+      port: server.port, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    #expect(page.hasPrefix("HTTP/1.1 200 OK") && page.hasSuffix("<p>hi</p>"))
+    for path in [
+      "/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/..\\secret.txt",
+      "/..%5csecret.txt", "/index.html%00", "/link.txt", "/./../secret.txt",
+    ] {
+      let raw = try rawExchange(
+        port: server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+      #expect(raw.hasPrefix("HTTP/1.1 4"), "\(path) got \(raw.prefix(30))")
+      #expect(!raw.contains("top secret"), "\(path)")
+    }
   }
 
   // MARK: - Lifecycle

@@ -281,7 +281,9 @@ final class Connection: @unchecked Sendable {
   private func writeAll(_ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
-      let sent = bytes.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+      let sent = bytes.withUnsafeBytes {
+        Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...]))
+      }
       if sent < 0 { return false }
       offset += sent
       if offset == bytes.count { break }

@@ -26,6 +26,9 @@ final class Listener: @unchecked Sendable {
   private var ourThreads: Set<ObjectIdentifier> = []
   private var stopping = false
   private var pipeClosed = false
+  /// The descriptors the server holds open: the listener, its wake pipe, and three per
+  /// connection (the socket and its wake pipe).
+  private var descriptors = 3
 
   init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
     (wakeRead, wakeWrite) = try Socket.makePipe()
@@ -37,6 +40,9 @@ final class Listener: @unchecked Sendable {
 
   /// The number of connections open now.
   var connectionCount: Int { condition.withLock { connections.count } }
+
+  /// The number of descriptors the server holds open now.
+  var openDescriptorCount: Int { condition.withLock { descriptors } }
 
   func start() {
     condition.withLock { threads += 1 }
@@ -61,7 +67,10 @@ final class Listener: @unchecked Sendable {
     let own = ourThreads.contains(ObjectIdentifier(Thread.current)) ? 1 : 0
     while threads > own { condition.wait() }
     let closePipe = !pipeClosed && threads == 0
-    if closePipe { pipeClosed = true }
+    if closePipe {
+      pipeClosed = true
+      descriptors -= 2
+    }
     condition.unlock()
     if closePipe {
       Socket.closeDescriptor(wakeRead)
@@ -80,7 +89,10 @@ final class Listener: @unchecked Sendable {
         condition.broadcast()
         // The last thread of a server stopped from one of its own threads closes the pipe.
         let last = stopping && threads == 0 && !pipeClosed
-        if last { pipeClosed = true }
+        if last {
+          pipeClosed = true
+          descriptors -= 2
+        }
         return last
       }
       if closePipe {
@@ -93,7 +105,10 @@ final class Listener: @unchecked Sendable {
   }
 
   private func acceptLoop() {
-    defer { Socket.closeDescriptor(fd) }
+    defer {
+      Socket.closeDescriptor(fd)
+      condition.withLock { descriptors -= 1 }
+    }
     while true {
       let ready = Socket.poll([(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: -1)
       if ready[1] != 0 || condition.withLock({ stopping }) { return }
@@ -126,10 +141,14 @@ final class Listener: @unchecked Sendable {
     let id = ObjectIdentifier(connection)
     connections[id] = connection
     threads += 1
+    descriptors += 3
     condition.unlock()
     spawn { [self] in
       connection.run()
-      condition.withLock { _ = connections.removeValue(forKey: id) }
+      condition.withLock {
+        _ = connections.removeValue(forKey: id)
+        descriptors -= 3
+      }
     }
   }
 }

@@ -190,7 +190,8 @@ enum Socket {
 // The unqualified names collide with the wrappers above.
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { listen(fd, backlog) }
 private func systemAccept(
-  _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?
+  _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?,
+  _ length: UnsafeMutablePointer<socklen_t>?
 ) -> Int32 { accept(fd, address, length) }
 private func systemSend(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int
 { send(fd, base, count, flags) }

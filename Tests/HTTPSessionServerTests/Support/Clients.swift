@@ -16,7 +16,8 @@ func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
 /// The path of an installed program, or nil.
 func installed(_ program: String) -> String? {
-  let directories = ["/usr/bin", "/bin", "/usr/local/bin", "/opt/homebrew/bin"]
+  let directories =
+    ["/usr/bin", "/bin", "/usr/local/bin", "/opt/homebrew/bin"]
     + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
   return directories.map { "\($0)/\(program)" }
     .first { FileManager.default.isExecutableFile(atPath: $0) }

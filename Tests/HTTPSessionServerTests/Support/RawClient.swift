@@ -88,8 +88,7 @@ final class RawClient {
 
   /// Reads one response with a `Content-Length` body: (status, headers, body); nil if the
   /// connection closed first.
-  func readResponse(head: Bool = false) -> (status: Int, headers: [String: String], body: String)?
-  {
+  func readResponse(head: Bool = false) -> (status: Int, headers: [String: String], body: String)? {
     while true {
       if let end = pending.firstRange(of: [13, 10, 13, 10]) {
         let headText = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
@@ -125,6 +124,7 @@ func rawExchange(port: Int, _ request: String) throws -> String {
   return client.readToEnd()
 }
 
-private func systemSend(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+private func systemSend(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int
+{
   send(fd, base, count, flags)
 }
