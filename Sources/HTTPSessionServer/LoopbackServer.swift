@@ -9,7 +9,7 @@ import HTTPSessionMocks
   import Darwin
 #endif
 
-/// A real HTTP/1.1 server on the loopback interface that answers from a ``URLSessionMock``.
+/// A real HTTP/1.1 server on the loopback interface that answers from a `URLSessionMock`.
 ///
 /// Some clients cannot be handed a session: a `WKWebView` loading a page and its scripts, an
 /// app under XCUITest in another process, `curl`, a Python tool. Start a server for the mock

@@ -8,7 +8,7 @@
 /// ```
 ///
 /// The timeouts are real time, not the mock's clock: they protect a socket, and a
-/// ``VirtualClock`` that nobody advances must not keep connections open forever.
+/// `VirtualClock` that nobody advances must not keep connections open forever.
 public struct ServerLimits: Sendable, Equatable {
   /// The most bytes the request line and the header fields may take together; a longer head
   /// gets `431 Request Header Fields Too Large`. 64 KiB by default.
