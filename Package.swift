@@ -30,7 +30,8 @@ let package = Package(
     .testTarget(
       name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
     .executableTarget(
-      name: "benchmarks", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
+      name: "benchmarks",
+      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
       path: "Benchmarks", swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],

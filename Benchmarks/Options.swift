@@ -12,14 +12,20 @@ struct Options: Sendable {
   var profile: String?
   /// Hidden: how many requests `--profile` sends.
   var iterations: Int?
+  /// Run the loopback-server scenarios under wrk instead of the doubles' scenarios.
+  var server = false
 
   static let usage = """
     usage: benchmarks [--quick] [--json FILE] [--check] [--repetitions N]
+           benchmarks --server
 
       --quick          a short run for CI (a few seconds)
       --json FILE      also write the figures to FILE as a JSON array
       --check          exit with status 1 if a goal is missed (the default always exits 0)
       --repetitions N  measure every scenario N times (default 15, or 11 with --quick)
+      --server         the loopback server under wrk (5 s per scenario, 1, 8 and 64
+                       connections), beside nginx and python3 -m http.server (needs wrk,
+                       nginx-light: apt-get install wrk nginx-light; --quick: 2 s each)
     """
 
   struct UsageError: Error, CustomStringConvertible {
@@ -45,6 +51,7 @@ struct Options: Sendable {
     while let argument = remaining.popFirst() {
       switch argument {
       case "--quick": options.quick = true
+      case "--server": options.server = true
       case "--check": options.check = true
       case "--json": options.jsonPath = try value(for: argument)
       case "--repetitions": options.repetitions = try count(for: argument)

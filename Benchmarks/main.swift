@@ -20,6 +20,10 @@ do {
 }
 
 do {
+  if options.server {
+    try runServerBenchmarks(seconds: options.quick ? 2 : 5)
+    exit(0)
+  }
   if let name = options.profile {
     try runBlocking { try await profile(name, iterations: options.iterations) }
     exit(0)

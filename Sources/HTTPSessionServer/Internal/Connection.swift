@@ -35,6 +35,10 @@ final class Connection: @unchecked Sendable {
     var exchange = 0
     var stopping = false
     var closed = false
+    /// Whether the connection's thread waits (or is about to wait) in `poll` for an answer;
+    /// only then does an event need the wake pipe. An answer given synchronously inside
+    /// `send` costs no system call.
+    var waiting = false
   }
 
   /// The connection's side of the seam: queues what the mock answers for the connection's
@@ -91,7 +95,7 @@ final class Connection: @unchecked Sendable {
     lock.withLock {
       guard !shared.closed, shared.exchange == exchange else { return }
       shared.events.append(event)
-      wakeLocked()
+      if shared.waiting { wakeLocked() }
     }
   }
 
@@ -198,6 +202,8 @@ final class Connection: @unchecked Sendable {
     while outcome == nil {
       let (events, stopping) = lock.withLock {
         defer { shared.events = [] }
+        // From here on, an event must wake the thread: it may be about to poll.
+        shared.waiting = true
         return (shared.events, shared.stopping)
       }
       for event in events {
@@ -208,16 +214,16 @@ final class Connection: @unchecked Sendable {
         }
       }
       if outcome != nil { break }
-      if stopping {
-        cancel()
-        return false
-      }
-      guard waitDuringExchange() else {
+      if stopping || !waitDuringExchange() {
+        lock.withLock { shared.waiting = false }
         cancel()
         return false
       }
     }
-    lock.withLock { shared.exchange += 1 }
+    lock.withLock {
+      shared.exchange += 1
+      shared.waiting = false
+    }
     let keepsAlive = request.keepsAlive
     switch outcome {
     case .complete:
