@@ -87,6 +87,32 @@ import Testing
     #expect(targets == ["/a", "/b"])
   }
 
+  /// Fuzzing found two inputs whose answer depended on how the bytes were split into reads: a
+  /// CR at the end of one read before an empty line, and a NUL in a trailer past the limit.
+  @Test func answersTheSameWholeOrByteByByte() {
+    let trailer =
+      "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+      + String(repeating: "a", count: 50) + "\0" + String(repeating: "a", count: 200)
+      + "\r\n\r\n"
+    for text in ["\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", trailer] {
+      let bytes = Array(text.utf8)
+      var split = HTTPRequestParser(maxHeadBytes: 150, maxBodyBytes: 100)
+      var splitSteps: [HTTPRequestParser.Step] = []
+      for byte in bytes {
+        split.append([byte])
+        var step = split.next()
+        while step != .needMore {
+          splitSteps.append(step)
+          if case .failure = step { break }
+          step = split.next()
+        }
+        if case .failure? = splitSteps.last { break }
+      }
+      let whole = parse(bytes, maxHeadBytes: 150, maxBodyBytes: 100)
+      #expect(whole.filter { $0 != .needMore } == splitSteps, "\(text.prefix(20))")
+    }
+  }
+
   @Test func reportsAPendingHeadForExpectContinue() {
     var parser = HTTPRequestParser()
     parser.append(

@@ -319,12 +319,12 @@ package struct HTTPRequestParser: Sendable {
     while true {
       switch chunked {
       case .size:
-        guard let lineEnd = findCRLF(limit: Self.maxChunkLineBytes) else {
-          if bufferedByteCount > Self.maxChunkLineBytes { return .failure(.invalidChunk) }
-          if buffer[start...].contains(0) { return .failure(.invalidChunk) }
-          return .needMore
+        let lineEnd: Int
+        switch readLine(maxLength: Self.maxChunkLineBytes) {
+        case .needMore: return .needMore
+        case .invalid, .tooLong: return .failure(.invalidChunk)
+        case .line(let end): lineEnd = end
         }
-        guard let lineEnd = lineEnd else { return .failure(.invalidChunk) }
         let line = buffer[start..<lineEnd]
         start = lineEnd + 2
         guard let size = Self.chunkSize(line) else { return .failure(.invalidChunk) }
@@ -348,14 +348,14 @@ package struct HTTPRequestParser: Sendable {
         chunked = .size
       case .trailers(let bytes):
         // Trailer fields are read and dropped; the empty line ends the body.
-        guard let found = findCRLF(limit: maxHeadBytes - bytes) else {
-          if bytes + bufferedByteCount > maxHeadBytes { return .failure(.headTooLarge) }
-          if buffer[start...].contains(0) { return .failure(.invalidChunk) }
-          return .needMore
+        let lineEnd: Int
+        switch readLine(maxLength: maxHeadBytes - bytes) {
+        case .needMore: return .needMore
+        case .invalid: return .failure(.invalidChunk)
+        case .tooLong: return .failure(.headTooLarge)
+        case .line(let end): lineEnd = end
         }
-        guard let lineEnd = found else { return .failure(.invalidChunk) }
         let length = lineEnd - start
-        if buffer[start..<lineEnd].contains(0) { return .failure(.invalidChunk) }
         start = lineEnd + 2
         if length == 0 {
           var request = head
@@ -368,19 +368,35 @@ package struct HTTPRequestParser: Sendable {
     }
   }
 
-  /// Finds the CRLF that ends the line at `start`, looking at most `limit` bytes ahead.
-  /// Returns `nil` when no LF arrived yet, `.some(nil)` for a bare LF, or the index of the CR.
-  private func findCRLF(limit: Int) -> Int?? {
-    let end = min(buffer.count, start + max(limit, 0) + 2)
+  private enum Line {
+    /// A line ends at this index (its CR).
+    case line(end: Int)
+    case needMore
+    /// A bare LF or a NUL byte came before the line's end.
+    case invalid
+    /// More than `maxLength` bytes and no line end.
+    case tooLong
+  }
+
+  /// Reads the line at `start`, of at most `maxLength` bytes before its CRLF. Bytes are judged
+  /// in order and only within `maxLength + 2` bytes, so the answer does not depend on how the
+  /// input was split into reads.
+  private func readLine(maxLength: Int) -> Line {
+    let limit = max(maxLength, 0) + 2
+    let end = min(buffer.count, start + limit)
     var index = start
     while index < end {
-      if buffer[index] == 10 {
-        guard index > start, buffer[index - 1] == 13 else { return .some(nil) }
-        return .some(index - 1)
+      switch buffer[index] {
+      case 10:
+        guard index > start, buffer[index - 1] == 13 else { return .invalid }
+        return .line(end: index - 1)
+      case 0:
+        return .invalid
+      default:
+        index += 1
       }
-      index += 1
     }
-    return nil
+    return end - start >= limit ? .tooLong : .needMore
   }
 
   /// The size of a chunk-size line (`1a`, `1A;name=value`), or `nil` if it is not 1 to 15
