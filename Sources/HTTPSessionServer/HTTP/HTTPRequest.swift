@@ -15,7 +15,7 @@ package struct HTTPRequest: Sendable, Equatable {
 
   /// The first value of the header `name`, compared without regard to case.
   package func value(of name: String) -> String? {
-    headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    headers.first { Self.sameName($0.name, name) }?.value
   }
 
   /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`,
@@ -46,12 +46,30 @@ package struct HTTPRequest: Sendable, Equatable {
 
   static func connectionTokens(_ headers: [(name: String, value: String)]) -> Set<String> {
     var tokens = Set<String>()
-    for field in headers where field.name.caseInsensitiveCompare("Connection") == .orderedSame {
+    for field in headers where sameName(field.name, "Connection") {
       for token in field.value.split(separator: ",") {
         tokens.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
       }
     }
     return tokens
+  }
+
+  /// Whether two header names are equal without regard to ASCII case (names are tokens, so
+  /// ASCII is all there is); cheaper than Foundation's `caseInsensitiveCompare` on the hot path.
+  package static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+    var left = lhs.utf8.makeIterator()
+    var right = rhs.utf8.makeIterator()
+    while true {
+      switch (left.next(), right.next()) {
+      case (nil, nil): return true
+      case (let a?, let b?):
+        if a == b { continue }
+        let foldedA = a >= 65 && a <= 90 ? a + 32 : a
+        let foldedB = b >= 65 && b <= 90 ? b + 32 : b
+        if foldedA != foldedB { return false }
+      default: return false
+      }
+    }
   }
 
   package static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {

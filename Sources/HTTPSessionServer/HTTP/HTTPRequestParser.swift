@@ -211,7 +211,7 @@ package struct HTTPRequestParser: Sendable {
       }
     }
     if request.minorVersion == 1 {
-      let hosts = request.headers.filter { $0.name.caseInsensitiveCompare("Host") == .orderedSame }
+      let hosts = request.headers.filter { HTTPRequest.sameName($0.name, "Host") }
       guard hosts.count == 1 else { return .failure(.missingHost) }
     }
     return .success(request)
@@ -274,10 +274,10 @@ package struct HTTPRequestParser: Sendable {
 
   private func framing(of head: HTTPRequest) -> Result<Framing, HTTPParseError> {
     let encodings = head.headers.filter {
-      $0.name.caseInsensitiveCompare("Transfer-Encoding") == .orderedSame
+      HTTPRequest.sameName($0.name, "Transfer-Encoding")
     }
     let lengths = head.headers.filter {
-      $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame
+      HTTPRequest.sameName($0.name, "Content-Length")
     }
     if !encodings.isEmpty {
       guard lengths.isEmpty else { return .failure(.contentLengthWithTransferEncoding) }

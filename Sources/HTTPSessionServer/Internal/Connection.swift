@@ -344,7 +344,7 @@ final class Connection: @unchecked Sendable {
     var urlRequest = URLRequest(url: url)
     urlRequest.httpMethod = request.method
     for (name, value) in request.headers
-    where name.caseInsensitiveCompare("Transfer-Encoding") != .orderedSame {
+    where !HTTPRequest.sameName(name, "Transfer-Encoding") {
       urlRequest.addValue(value, forHTTPHeaderField: name)
     }
     if !request.body.isEmpty { urlRequest.httpBody = request.body }
