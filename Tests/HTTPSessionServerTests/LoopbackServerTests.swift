@@ -220,6 +220,21 @@ import Testing
     #expect(server.connectionCount == 0)
   }
 
+  @Test func aRequestWaitingOnTheClockIsCancelledWhenTheServerStops() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(30)))
+    let server = try mock.startServer()
+    let client = try RawClient(port: server.port)
+    client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+    try await mock.waitForRequests(count: 1)
+    server.stop()
+    #expect(mock.events.contains { $0.kind == .cancelled })
+    // The answer that comes due afterwards goes nowhere: the connection is gone.
+    await clock.advance(by: .seconds(30))
+    #expect(client.closedWithoutData())
+  }
+
   // MARK: - Malformed requests
 
   @Test(arguments: [
