@@ -41,7 +41,8 @@ import Testing
       for: routingRequest("GET", "https://e.com/b"))
     let error = try #require(answer.error)
     // What Swift Testing's "Caught error: ..." and string interpolation show, on Linux too.
-    #expect(String(describing: error).contains(#""URLSessionMock: no stub matches GET https://e.com/b""#))
+    #expect(
+      String(describing: error).contains(#""URLSessionMock: no stub matches GET https://e.com/b""#))
     #expect(!String(describing: error).contains("(null)"))
     #expect(error.localizedDescription == "URLSessionMock: no stub matches GET https://e.com/b")
   }
