@@ -87,6 +87,10 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.
+  ///
+  /// > Tip: Like URLSession's, the error carries the failing URL, so it is not equal to a bare
+  /// > `URLError(.cancelled)`: check its code, as in
+  /// > `#expect { try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }`.
   public func cancel() {
     core.cancel(self)
   }
