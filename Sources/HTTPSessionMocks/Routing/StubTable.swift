@@ -16,26 +16,43 @@ struct StubTable: Sendable {
     case dynamic(@Sendable (URLRequest, [String: String]) -> StubResponse)
   }
 
-  /// What never changes about a stub once registered (a class, so that routing passes it
-  /// around with one retain instead of copying its fields).
-  final class Definition: Sendable, CustomStringConvertible {
-    let id: Int
+  /// What names a stub in reports and exchanges: its matcher and where it was registered.
+  /// Apart from the responder, so that an exchange that names a removed stub does not keep its
+  /// response closure (and what that captured) alive.
+  final class Origin: Sendable, CustomStringConvertible {
     let matcher: RequestMatcher
-    let responder: Responder
     let site: CallSite
-    /// Whether the responder reads the pattern's `{name}` values (only a closure does).
-    let readsParameters: Bool
 
-    init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
-      self.id = id
+    init(matcher: RequestMatcher, site: CallSite) {
       self.matcher = matcher
-      self.responder = responder
       self.site = site
-      if case .dynamic = responder { readsParameters = true } else { readsParameters = false }
     }
 
     /// `GET /users/{login} (registered at UserTests.swift:12)`.
     var description: String { "\(matcher) (registered at \(site))" }
+  }
+
+  /// What never changes about a stub once registered (a class, so that routing passes it
+  /// around with one retain instead of copying its fields).
+  final class Definition: Sendable, CustomStringConvertible {
+    let id: Int
+    let origin: Origin
+    let responder: Responder
+    /// Whether the responder reads the pattern's `{name}` values (only a closure does).
+    let readsParameters: Bool
+
+    var matcher: RequestMatcher { origin.matcher }
+    var site: CallSite { origin.site }
+
+    init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
+      self.id = id
+      self.origin = Origin(matcher: matcher, site: site)
+      self.responder = responder
+      if case .dynamic = responder { readsParameters = true } else { readsParameters = false }
+    }
+
+    /// `GET /users/{login} (registered at UserTests.swift:12)`.
+    var description: String { origin.description }
   }
 
   /// What changes as a stub is used and configured.
@@ -161,7 +178,7 @@ struct StubTable: Sendable {
     }
 
     /// The pattern's parameters if `definition` matches the request, else `nil`.
-    func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
+    static func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
       if case .any = definition.matcher.node { return [:] }
       guard let facts else { return nil }
       let evaluation = definition.matcher.evaluate(
@@ -184,21 +201,32 @@ struct StubTable: Sendable {
   }
 
   /// Whether some matcher calls the test's code, so that matching must run outside the lock.
-  var needsMatchingOutsideTheLock: Bool { registry.userCodeCount > 0 }
+  var needsMatchingOutsideTheLock: Bool {
+    @inline(__always) get { registry.userCodeCount > 0 }
+  }
 
   /// Routes and claims in one go: the newest stub that matches and may answer now. Runs no
   /// user code, so it runs under the lock; only for tables without user-code matchers.
   mutating func claimFirstMatch(_ request: URLRequest) -> Claim? {
-    let facts = registry.facts(for: request)
-    let chosen = registry.firstCandidate(facts) { id -> (Int, [String: String])? in
+    guard let chosen = firstAvailableMatch(registry.facts(for: request)) else { return nil }
+    return claim(chosen.id, parameters: chosen.parameters)
+  }
+
+  /// The newest stub that matches and may answer now.
+  ///
+  /// The closure captures the few parts it reads, each a single reference: a closure that
+  /// reads `self` made Swift copy the whole table, field by field, for every request.
+  private func firstAvailableMatch(_ facts: RequestFacts?) -> (
+    id: Int, parameters: [String: String]
+  )? {
+    let (usage, scenarioState, definitions) = (usage, scenarioState, registry.definitions)
+    return registry.firstCandidate(facts) { id -> (id: Int, parameters: [String: String])? in
       guard usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
-        let definition = registry.definitions[id],
-        let parameters = registry.match(definition, facts)
+        let definition = definitions[id],
+        let parameters = Registry.match(definition, facts)
       else { return nil }
       return (id, parameters)
     }
-    guard let chosen else { return nil }
-    return claim(chosen.0, parameters: chosen.1)
   }
 
   /// Counts a call to the first of `matches` (newest first) that may answer now.
@@ -252,7 +280,7 @@ extension StubTable.Registry {
     let facts = facts(for: request)
     var matched: [(id: Int, parameters: [String: String])] = []
     _ = firstCandidate(facts) { id -> Bool? in
-      if let definition = definitions[id], let parameters = match(definition, facts) {
+      if let definition = definitions[id], let parameters = Self.match(definition, facts) {
         matched.append((id, parameters))
       }
       return nil
