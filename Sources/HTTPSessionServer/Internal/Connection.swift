@@ -43,9 +43,13 @@ final class Connection: @unchecked Sendable {
 
   /// The connection's side of the seam: queues what the mock answers for the connection's
   /// thread. Events of an exchange that is over (cancelled, stopped) are dropped.
-  private struct Sink: ResponseSink {
+  private final class Sink: ResponseSink {
     let connection: Connection
     let exchange: Int
+    init(connection: Connection, exchange: Int) {
+      self.connection = connection
+      self.exchange = exchange
+    }
     func receive(_ response: URLResponse) { connection.deliver(.response(response), exchange) }
     func receive(_ body: Data) { connection.deliver(.body(body), exchange) }
     func finish(_ end: ExchangeEnd) { connection.deliver(.finish(end), exchange) }
