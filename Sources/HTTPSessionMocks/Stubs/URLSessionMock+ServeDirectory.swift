@@ -35,6 +35,11 @@ extension URLSessionMock {
   /// - Parameters:
   ///   - root: The folder to serve.
   ///   - path: The URL path the folder appears at; `/` (the default) serves it at the top.
+  ///   - fileID: Where the stub is registered, for failure reports; leave the default.
+  ///   - filePath: Where the stub is registered, for failure reports; leave the default.
+  ///   - line: Where the stub is registered, for failure reports; leave the default.
+  ///   - column: Where the stub is registered, for failure reports; leave the default.
+  /// - Returns: The stub, whose ``Stub/callCount`` counts the files served.
   @discardableResult
   public func serveDirectory(
     _ root: URL, at path: String = "/", fileID: StaticString = #fileID,
