@@ -500,7 +500,14 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
     }
     if delaysRunInRealTimeByDefault { warnAboutRealTime(delay, site: site) }
     if let virtual = clock as? VirtualClock {
-      let id = virtual.schedule(after: delay) { answer.deliver(to: task) }
+      let id = virtual.schedule(
+        after: delay,
+        onStall: {
+          let stalled = "URLSessionMock: nothing advanced the VirtualClock to this answer"
+          let error = URLError(.timedOut, for: task.originalRequest, description: stalled)
+          task.finish(data: nil, response: nil, error: error, yieldingToCancel: true)
+        },
+        { answer.deliver(to: task) })
       task.setCancelPending { [weak virtual] in virtual?.cancelScheduled(id) }
     } else {
       let clock = clock
