@@ -235,3 +235,28 @@ import Testing
     #expect(realTime.pendingCount == 0, "the watchdog's timer was cancelled with its clock")
   }
 }
+
+#if canImport(XCTest)
+  import XCTest
+
+  /// Under XCTest the stall is an `XCTFail` at the line that created the clock.
+  final class VirtualClockWatchdogXCTests: FailureCapturingTestCase {
+    func testAStalledSleepFailsAtTheLineThatMadeTheClock() async throws {
+      let (clock, line) = (VirtualClock(stallTimeout: .milliseconds(50)), #line)
+      var outcome: Result<Void, any Error>?
+      let failures = await capturingFailures {
+        let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+        outcome = await sleeper.result  // the test never advances the clock
+      }
+      XCTAssertThrowsError(try outcome?.get()) { XCTAssertTrue($0 is CancellationError) }
+      XCTAssertEqual(failures.count, 1)
+      let failure = try XCTUnwrap(failures.first)
+      XCTAssertEqual(failure.filePath, "\(#filePath)")
+      XCTAssertEqual(failure.line, line)
+      XCTAssertTrue(
+        failure.description.contains(
+          "`try await clock.waitForSleepers(count: 1)` before `advance`"),
+        failure.description)
+    }
+  }
+#endif
