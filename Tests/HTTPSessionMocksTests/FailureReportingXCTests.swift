@@ -236,6 +236,42 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
     #expect(count.values.count == 2)
   }
 
+  @Test func aFailureOnTheMocksOwnTimerTaskIsAnIssueOfTheTestThatMadeTheMock() async throws {
+    // A real-time delay (a millisecond, on the clock given explicitly, so no warning): the answer
+    // is delivered by the mock's timer task, not by the test's task. The handler then asks for a
+    // URL no stub matches, so the failure is found on that task and must still reach this test.
+    let (mock, mockLine) = (URLSessionMock(clock: ContinuousClock()), #line)
+    mock.stub(.get("/users/octocat"), with: .status(200).delayed(by: .milliseconds(1)))
+    let unmatched = URL(string: "https://api.example.com/users/hubot")!
+    let received = Received<URLError.Code?>()
+    try await withKnownIssue {
+      mock.dataTask(with: url) { _, _, _ in
+        mock.dataTask(with: unmatched) { _, _, error in
+          received.append((error as? URLError)?.code)
+        }.resume()
+      }.resume()
+      try await mock.waitForRequests(count: 2)
+    } matching: { issue in
+      issueComment(issue).contains("No stub matches GET \(unmatched.absoluteString)")
+        && issue.sourceLocation?.line == mockLine
+    }
+    #expect(received.values == [.resourceUnavailable])
+  }
+
+  @Test func aDelayWithoutAClockIsAWarningAtTheStubsLine() {
+    let mock = URLSessionMock()
+    let stubLine = #line + 1
+    mock.stub(.get("/users/octocat"), with: .status(200).delayed(by: .seconds(3_600)))
+    let task = mock.dataTask(with: url) { _, _, _ in }
+    withKnownIssue {
+      task.resume()
+    } matching: { issue in
+      issue.severity == .warning && issue.sourceLocation?.line == stubLine
+        && issueComment(issue).contains("delayed by 3600.0 seconds of real time")
+    }
+    task.cancel()
+  }
+
   @Test func passingChecksRecordNoIssue() {
     let mock = URLSessionMock(status: 200)
     mock.dataTask(with: url) { _, _, _ in }.resume()
