@@ -191,6 +191,11 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
 #endif
 
 /// Under Swift Testing the same failures are issues, at the test's own line.
+///
+/// These are the suite's deliberate end-to-end checks of the real routing to `Issue.record`: with
+/// the sample client's test of a mistyped request they make the 6 + 1 known issues that the
+/// README's "Try it" and `.ci/run` expect. Every other failure-path test reads reports through
+/// `withCapturedReports` (see `Support/ReportExpectations.swift`) and records no issue.
 @Suite struct FailureReportingTests {
   private let url = URL(string: "https://api.example.com/users/octocat")!
 
