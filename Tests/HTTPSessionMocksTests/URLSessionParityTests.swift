@@ -203,6 +203,13 @@ import Testing
       #expect(error.failingURL == url)
       #expect(info[NSURLErrorFailingURLErrorKey] as? URL == url)
     }
+    let realInfo = (realError as NSError).userInfo
+    let mockInfo = (mockError as NSError).userInfo
+    #expect(mockInfo["NSErrorFailingURLStringKey"] as? String == url.absoluteString)
+    #expect(
+      realInfo["NSErrorFailingURLStringKey"] as? String
+        == mockInfo["NSErrorFailingURLStringKey"] as? String)
+    #expect(realError.localizedDescription == mockError.localizedDescription)
   }
 
   // MARK: - State

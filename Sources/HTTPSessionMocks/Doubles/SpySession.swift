@@ -32,19 +32,22 @@ import HTTPSessionKit
 /// spy.complete(spy.pendingTasks[1], with: .json(["ab"]))   // the later search answers first
 /// spy.complete(spy.pendingTasks[0], with: .json(["a"]))
 /// ```
-public final class SpySession: RecordingSession, TaskDriver, Sendable {
-
-  private struct State {
-    /// Manual mode: resumed tasks waiting for the test, in resume order.
-    var pending: [MockTask] = []
-  }
+public final class SpySession: RecordingSession, Sendable {
+  /// The task data tasks are: a ``MockTask``.
+  public typealias DataTask = MockTask
+  /// The task upload tasks are: a ``MockTask``.
+  public typealias UploadTask = MockTask
+  /// The task download tasks are: a ``MockTask``.
+  public typealias DownloadTask = MockTask
 
   /// What the spy saw: requests and the call log.
   public let journal: RequestJournal
   /// The session calls are forwarded to, or `nil` in manual mode.
   public let wrapped: (any HTTPSession)?
-  private let state = Locked(State())
-  let site: CallSite
+  /// Manual mode: resumed tasks waiting for the test, in resume order.
+  private let held = HeldTasks()
+  let core: SessionCore
+  var site: CallSite { core.ownerSite }
 
   /// Creates a spy that forwards every call to `session` and records it.
   public init(
@@ -52,8 +55,11 @@ public final class SpySession: RecordingSession, TaskDriver, Sendable {
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     self.wrapped = session
-    self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    self.journal = RequestJournal(ownerName: "SpySession", ownerSite: site)
+    self.core = SessionCore(
+      answering: .forward(session), ownerName: "SpySession",
+      ownerSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      clock: nil)
+    self.journal = RequestJournal(core: core)
     MockVerificationScope.current?.register(self)
   }
 
@@ -65,8 +71,11 @@ public final class SpySession: RecordingSession, TaskDriver, Sendable {
     column: UInt = #column
   ) {
     self.wrapped = nil
-    self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    self.journal = RequestJournal(ownerName: "SpySession", ownerSite: site)
+    self.core = SessionCore(
+      answering: .hold(WeakReference(held)), ownerName: "SpySession",
+      ownerSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      clock: nil)
+    self.journal = RequestJournal(core: core)
     MockVerificationScope.current?.register(self)
   }
 
@@ -74,7 +83,7 @@ public final class SpySession: RecordingSession, TaskDriver, Sendable {
 
   /// Manual mode: the tasks that were resumed and not yet completed or cancelled, in resume
   /// order. Always empty when forwarding.
-  public var pendingTasks: [MockTask] { state.withLock { $0.pending } }
+  public var pendingTasks: [MockTask] { held.all }
 
   /// Manual mode: the pending tasks whose request `matcher` accepts, in resume order.
   ///
@@ -114,18 +123,13 @@ public final class SpySession: RecordingSession, TaskDriver, Sendable {
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) -> Bool {
     let callSite = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    let taken = state.withLock { state -> Bool in
-      guard let index = state.pending.firstIndex(where: { $0 === task }) else { return false }
-      state.pending.remove(at: index)
-      return true
-    }
-    guard taken else {
+    guard held.take(task) else {
       let why: String
       if let wrapped {
         why =
           "this spy forwards to \(type(of: wrapped)); only a spy made with SpySession() holds "
           + "tasks for the test to complete"
-      } else if task.journal !== journal {
+      } else if task.core !== core {
         why = "it was made by another session; complete it on the SpySession that made it"
       } else {
         switch task.state {
@@ -134,123 +138,21 @@ public final class SpySession: RecordingSession, TaskDriver, Sendable {
         default: why = "it is being cancelled; a cancelled task delivers URLError(.cancelled)"
         }
       }
-      journal.reporter.fail("Cannot complete task \(task): \(why).", at: callSite)
+      core.reporter.fail("Cannot complete task \(task): \(why).", at: callSite)
       return false
     }
     switch response.resolve(for: task.originalRequest) {
-    case .answer(let data, let urlResponse, let error):
+    case .answer(let answer):
       // A cancel() that began on another thread before this answer got the handler wins.
-      guard
-        task.finish(data: data, response: urlResponse, error: error, yieldingToCancel: true)
-      else {
-        journal.reporter.fail("Cannot complete task \(task): it was cancelled first.", at: callSite)
+      guard core.complete(task, with: answer, stub: nil, yieldingToCancel: true) else {
+        core.reporter.fail("Cannot complete task \(task): it was cancelled first.", at: callSite)
         return false
       }
     case .invalid(let problem):
-      journal.reporter.fail("Cannot complete task \(task): \(problem)", at: callSite)
-      task.finish(
-        data: nil, response: nil,
-        error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem),
-        yieldingToCancel: true)
+      core.reporter.fail("Cannot complete task \(task): \(problem)", at: callSite)
+      let error = URLError(.resourceUnavailable, for: task.originalRequest, description: problem)
+      core.complete(task, with: Answer(error: error), stub: nil, yieldingToCancel: true)
     }
     return true
-  }
-
-  // MARK: - HTTPSession
-
-  /// Creates a suspended task for `request`; it is forwarded (or held) when resumed.
-  public func dataTask(
-    with request: URLRequest,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    makeTask(request, .data, .data(completionHandler))
-  }
-
-  /// Creates a suspended task for a GET of `url`.
-  public func dataTask(
-    with url: URL,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
-  }
-
-  /// Creates a suspended upload task; the recorded request carries `bodyData` as its body.
-  public func uploadTask(
-    with request: URLRequest, from bodyData: Data?,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    var sent = request
-    sent.httpBody = bodyData
-    return makeTask(sent, .upload, .data(completionHandler))
-  }
-
-  /// Creates a suspended download task.
-  public func downloadTask(
-    with request: URLRequest,
-    completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    makeTask(request, .download, .download(keepsFile: false, completionHandler))
-  }
-
-  /// Sends `request` and returns the body and response.
-  public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-    try await AsyncBridge.data { dataTask(with: request, completionHandler: $0) }
-  }
-
-  /// Fetches `url` with a GET and returns the body and response.
-  public func data(from url: URL) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url))
-  }
-
-  /// Uploads `bodyData` with `request` and returns the body and response.
-  public func upload(for request: URLRequest, from bodyData: Data) async throws -> (
-    Data, URLResponse
-  ) {
-    try await AsyncBridge.data { uploadTask(with: request, from: bodyData, completionHandler: $0) }
-  }
-
-  /// Downloads `request`'s body to a file the caller owns, and returns its URL.
-  public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-    try await AsyncBridge.file { makeTask(request, .download, .download(keepsFile: true, $0)) }
-  }
-
-  private func makeTask(
-    _ request: URLRequest, _ kind: SessionEvent.TaskKind, _ handler: MockTask.Handler
-  ) -> MockTask {
-    MockTask(request: request, kind: kind, handler: handler, journal: journal, driver: self)
-  }
-
-  // MARK: - TaskDriver
-
-  func planResume(of task: MockTask, in journal: inout RequestJournal.State) -> ResumePlan {
-    .undecided
-  }
-
-  func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool {
-    if let wrapped {
-      // The wrapped session's task is made only now: a task that is never resumed sends
-      // nothing, and holds nothing in the wrapped session.
-      if !PassThrough.forward(task, to: wrapped) {
-        journal.reporter.fail(
-          "\(task.originalRequest.summary) was forwarded \(PassThrough.maximumDepth) times in a "
-            + "row: this SpySession wraps a session that leads back to it.", at: site)
-      }
-    } else {
-      // Held only while it is still running: a cancel() that came first has delivered already.
-      state.withLock { state in
-        if task.state == .running { state.pending.append(task) }
-      }
-    }
-    return false
-  }
-
-  func taskDidCancel(_ task: MockTask, wasRunning: Bool) {
-    if wrapped != nil && wasRunning {
-      // The wrapped session decides what a cancel delivers, and when; the task's pending-cancel
-      // hook has passed the cancel on.
-      return
-    }
-    state.withLock { state in state.pending.removeAll { $0 === task } }
-    task.finishCancelled()
   }
 }

@@ -32,22 +32,25 @@ import HTTPSessionKit
 ///
 /// A request that no stub matches fails the test, pointing at the line that created the mock,
 /// and the code under test gets `URLError(.resourceUnavailable)`; see ``unmatchedRequestPolicy``.
-public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
+public final class URLSessionMock: RecordingSession, Sendable {
 
   /// The scenario state every mock starts in: `"started"`.
   public static let initialScenarioState = "started"
+
+  /// The task data tasks are: a ``MockTask``.
+  public typealias DataTask = MockTask
+  /// The task upload tasks are: a ``MockTask``.
+  public typealias UploadTask = MockTask
+  /// The task download tasks are: a ``MockTask``.
+  public typealias DownloadTask = MockTask
 
   /// What the mock saw: requests, the call log, unmatched requests.
   public let journal: RequestJournal
   /// The clock that delays run on.
   public let clock: any Clock<Duration>
-  /// Whether the mock was made without a clock, so that its delays take real time.
-  let delaysRunInRealTimeByDefault: Bool
-  let router: StubRouter
-  /// Kept apart from the journal, which the mock's tasks hold: a pass-through policy holds
-  /// another session, and through the journal that would make a cycle with its tasks.
-  private let policy = Locked(UnmatchedRequestPolicy.fail)
-  let site: CallSite
+  /// The request path: records, stubs, scenario state, delivery.
+  let core: SessionCore
+  var site: CallSite { core.ownerSite }
 
   /// Creates a mock with no stubs: every request is unmatched until you add some.
   ///
@@ -59,10 +62,11 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     self.clock = clock ?? ContinuousClock()
-    self.delaysRunInRealTimeByDefault = clock == nil
-    self.site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    self.journal = RequestJournal(ownerName: "URLSessionMock", ownerSite: site)
-    self.router = StubRouter(journal: journal)
+    self.core = SessionCore(
+      answering: .stubs, ownerName: "URLSessionMock",
+      ownerSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      clock: clock)
+    self.journal = RequestJournal(core: core)
     MockVerificationScope.current?.register(self)
   }
 
@@ -185,7 +189,7 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
   ) -> Stub {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     if responses.isEmpty {
-      journal.reporter.fail(
+      core.reporter.fail(
         "The stub for \(matcher) was given an empty list of responses; it will fail every "
           + "request it matches. Give at least one StubResponse.", at: site)
     }
@@ -228,24 +232,22 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
   }
 
   private func addStub(
-    _ matcher: RequestMatcher, _ responder: StubRouter.Responder, _ site: CallSite
-  )
-    -> Stub
-  {
+    _ matcher: RequestMatcher, _ responder: StubTable.Responder, _ site: CallSite
+  ) -> Stub {
     let problems = matcher.problems
     if !problems.isEmpty {
-      journal.reporter.fail(
+      core.reporter.fail(
         "The stub for \(matcher) can never match: " + problems.joined(separator: " "), at: site)
     }
-    let id = router.add(matcher, responder: responder, site: site)
-    return Stub(router: router, id: id, matcher: matcher, site: site)
+    let id = core.withLock { $0.stubs.add(matcher, responder: responder, site: site) }
+    return Stub(core: core, id: id, matcher: matcher, site: site)
   }
 
   /// Removes every stub. Their handles keep their ``Stub/callCount``.
   public func removeAllStubs() {
-    let removed = router.state.withLock { state in
-      defer { state.table = StubRouter.Table() }
-      return state.table
+    let removed = core.withLock { state in
+      defer { state.stubs.registry = StubTable.Registry() }
+      return state.stubs.registry
     }
     // Released here, outside the lock: a response closure's captures may run code in deinit.
     withExtendedLifetime(removed) {}
@@ -262,14 +264,21 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
   /// mock.stub(.get("/me"), with: .json(me)).whenState("logged in")
   /// ```
   public var scenarioState: String {
-    get { router.state.withLock { $0.scenarioState } }
-    set { router.state.withLock { $0.scenarioState = newValue } }
+    get { core.withLock { $0.stubs.scenarioState } }
+    set { core.withLock { $0.stubs.scenarioState = newValue } }
   }
 
   /// What happens to a request that no stub matches; ``UnmatchedRequestPolicy/fail`` by default.
   public var unmatchedRequestPolicy: UnmatchedRequestPolicy {
-    get { policy.withLock { $0 } }
-    set { policy.withLock { $0 = newValue } }
+    get { core.withLock { $0.policy } }
+    set {
+      let old = core.withLock { state in
+        defer { state.policy = newValue }
+        return state.policy
+      }
+      // Released here, outside the lock: the policy may hold another session.
+      withExtendedLifetime(old) {}
+    }
   }
 
   /// The requests that no stub matched.
@@ -283,14 +292,14 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
     column: UInt = #column
   ) -> Bool {
     guard let message = unusedStubsMessage() else { return true }
-    journal.reporter.fail(
+    core.reporter.fail(
       message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     return false
   }
 
   /// The report of stubs that never answered, or `nil` when every stub answered.
   func unusedStubsMessage() -> String? {
-    let unused = router.unusedDefinitions()
+    let unused = core.withLock { $0.stubs.unusedDefinitions }
     guard !unused.isEmpty else { return nil }
     var message = "\(unused.count) stub(s) never answered a request:\n"
     for definition in unused {
@@ -309,207 +318,16 @@ public final class URLSessionMock: RecordingSession, TaskDriver, Sendable {
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
-  // MARK: - HTTPSession
+  // MARK: - Doors
 
-  /// Creates a suspended task that answers `request` from the stubs when resumed.
-  public func dataTask(
-    with request: URLRequest,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    MockTask(
-      request: request, kind: .data, handler: .data(completionHandler), journal: journal,
-      driver: self)
-  }
-
-  /// Creates a suspended task that answers a GET of `url` from the stubs when resumed.
-  public func dataTask(
-    with url: URL,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
-  }
-
-  /// Creates a suspended upload task; the recorded request carries `bodyData` as its
-  /// `httpBody`, so matchers and verifications see it.
-  public func uploadTask(
-    with request: URLRequest, from bodyData: Data?,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    var sent = request
-    sent.httpBody = bodyData
-    return MockTask(
-      request: sent, kind: .upload, handler: .data(completionHandler), journal: journal,
-      driver: self)
-  }
-
-  /// Creates a suspended download task: the answer's body is written to a fresh temporary
-  /// file, whose URL the handler gets; the file is deleted when the handler returns.
-  public func downloadTask(
-    with request: URLRequest,
-    completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
-  ) -> MockTask {
-    MockTask(
-      request: request, kind: .download, handler: .download(keepsFile: false, completionHandler),
-      journal: journal, driver: self)
-  }
-
-  /// Sends `request` and returns the stubbed body and response.
-  ///
-  /// Cancelling the calling Swift task cancels the request and throws `URLError(.cancelled)`.
-  public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-    try await AsyncBridge.data { dataTask(with: request, completionHandler: $0) }
-  }
-
-  /// Fetches `url` with a GET and returns the stubbed body and response.
-  public func data(from url: URL) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url))
-  }
-
-  /// Uploads `bodyData` with `request` and returns the stubbed body and response.
-  public func upload(for request: URLRequest, from bodyData: Data) async throws -> (
-    Data, URLResponse
-  ) {
-    try await AsyncBridge.data { uploadTask(with: request, from: bodyData, completionHandler: $0) }
-  }
-
-  /// Writes the stubbed body for `request` to a fresh temporary file and returns its URL; the
-  /// caller owns the file.
-  public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-    try await AsyncBridge.file { handler in
-      MockTask(
-        request: request, kind: .download, handler: .download(keepsFile: true, handler),
-        journal: journal, driver: self)
-    }
-  }
-
-  // MARK: - The path of a request: record (in MockTask.resume) → route → answer → schedule → deliver
-
-  func planResume(of task: MockTask, in journal: inout RequestJournal.State) -> ResumePlan {
-    journal.routing.routeWithoutUserCode(task.originalRequest).map(ResumePlan.routed) ?? .undecided
-  }
-
-  func taskDidResume(_ task: MockTask, plan: ResumePlan) -> Bool {
-    let request = task.originalRequest
-    let routed: StubRouter.Claim?
-    switch plan {
-    case .routed(let claim): routed = claim
-    case .undecided: routed = router.route(request)
-    }
-    guard let claim = routed else {
-      handleUnmatched(task)
-      return false
-    }
-    let definition = claim.definition
-    let response: StubResponse
-    switch definition.responder {
-    case .sequence(let responses):
-      guard !responses.isEmpty else {
-        failInvalid(task, "The stub has no responses.", site: definition.site)
-        return false
-      }
-      // Played in order; the last one keeps answering.
-      response = responses[min(claim.callNumber, responses.count) - 1]
-    case .dynamic(let build):
-      response = build(request, claim.parameters)
-    }
-    return answer(task, with: response, site: definition.site)
-  }
-
-  func taskDidCancel(_ task: MockTask, wasRunning: Bool) {
-    task.finishCancelled()
-  }
-
-  /// Resolves and schedules `response`; returns whether it was delivered (and the resume
-  /// settled) synchronously.
+  /// Sends `request` through the mock's one request path on behalf of a door, and writes the
+  /// answer to `sink`; returns the task, already resumed (`cancel()` stops it).
   @discardableResult
-  private func answer(_ task: MockTask, with response: StubResponse, site: CallSite) -> Bool {
-    switch response.resolve(for: task.originalRequest) {
-    case .invalid(let problem):
-      failInvalid(task, problem, site: site)
-      return false
-    case .answer(let data, let urlResponse, let error):
-      return schedule(
-        task, Answer(data: data, response: urlResponse, error: error), after: response.delay,
-        site: site)
-    }
-  }
-
-  /// Warns once per mock that a delay takes real time because the mock has no clock.
-  private func warnAboutRealTime(_ delay: Duration, site: CallSite) {
-    let first = journal.withLock { state -> Bool in
-      defer { state.warnedAboutRealTimeDelay = true }
-      return !state.warnedAboutRealTimeDelay
-    }
-    guard first else { return }
-    let message =
-      "This stub's answer is delayed by \(delay) of real time: the URLSessionMock created at "
-      + "\(self.site) has no clock, so it waits on ContinuousClock. To control the delay from "
-      + "the test, create the mock with URLSessionMock(clock: clock) and advance that "
-      + "VirtualClock; pass clock: ContinuousClock() to mean real time."
-    journal.reporter.warn(message, at: site)
-  }
-
-  private func failInvalid(_ task: MockTask, _ problem: String, site: CallSite) {
-    journal.reporter.fail(
-      "The stub registered here cannot answer \(task.originalRequest.summary): \(problem)",
-      at: site)
-    task.finish(
-      data: nil, response: nil,
-      error: URLError(.resourceUnavailable, for: task.originalRequest, description: problem),
-      yieldingToCancel: true)
-  }
-
-  private func handleUnmatched(_ task: MockTask) {
-    let request = task.originalRequest
-    let policy = unmatchedRequestPolicy.kind
-    if case .fail = policy {
-      journal.recordUnmatched(request, reported: true)
-    } else {
-      journal.recordUnmatched(request, reported: false)
-    }
-    switch policy {
-    case .fail:
-      let message = NearMiss.unmatchedReport(request, router.nearMisses(for: request))
-      journal.reporter.fail(message, at: site)
-      task.finish(
-        data: nil, response: nil,
-        error: URLError(
-          .resourceUnavailable, for: request,
-          description: "URLSessionMock: no stub matches \(request.summary)"),
-        yieldingToCancel: true)
-    case .respond(let response):
-      answer(task, with: response, site: site)
-    case .passThrough(let session):
-      if !PassThrough.forward(task, to: session) {
-        journal.reporter.fail(
-          "\(request.summary) was passed through \(PassThrough.maximumDepth) sessions in a row: "
-            + "the unmatched-request policy of this URLSessionMock leads back to itself (directly "
-            + "or through a SpySession). Pass through to a different session.", at: site)
-      }
-    }
-  }
-
-  /// Delivers `answer` now (settling the resume in the same critical region, and returning
-  /// `true`) or schedules it on the clock (returning `false`).
-  private func schedule(
-    _ task: MockTask, _ answer: Answer, after delay: Duration?, site: CallSite
-  ) -> Bool {
-    guard let delay, delay > .zero else {
-      answer.deliver(to: task, settlingResume: true)
-      return true
-    }
-    if delaysRunInRealTimeByDefault { warnAboutRealTime(delay, site: site) }
-    if let virtual = clock as? VirtualClock {
-      let id = virtual.schedule(after: delay) { answer.deliver(to: task) }
-      task.setCancelPending { [weak virtual] in virtual?.cancelScheduled(id) }
-    } else {
-      let clock = clock
-      let timer = Task {
-        do { try await clock.sleep(for: delay) } catch { return }
-        answer.deliver(to: task)
-      }
-      task.setCancelPending { timer.cancel() }
-    }
-    return false
+  package func send(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, to sink: some ResponseSink
+  ) -> MockTask {
+    let task = core.makeTask(request, kind: kind, door: door, sink: sink)
+    task.resume()
+    return task
   }
 }

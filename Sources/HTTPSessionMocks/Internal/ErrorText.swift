@@ -5,7 +5,10 @@ enum ErrorText {
   static func describe(_ error: any Error) -> String {
     guard let urlError = error as? URLError else { return String(describing: error) }
     let name = names[urlError.code] ?? "code \(urlError.code.rawValue)"
-    if let detail = urlError.userInfo[NSLocalizedDescriptionKey] as? String {
+    // A description that only restates the code ("cancelled") adds nothing.
+    if let detail = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
+      detail.caseInsensitiveCompare(name) != .orderedSame
+    {
       return "URLError(.\(name)): \(detail)"
     }
     return "URLError(.\(name))"

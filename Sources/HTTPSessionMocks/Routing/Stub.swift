@@ -11,17 +11,17 @@
 /// login.remove()
 /// ```
 public final class Stub: @unchecked Sendable, CustomStringConvertible {
-  // @unchecked Sendable: `router` is weak (so a kept handle does not keep the mock alive) and
-  // is written only in `init`; every other field is `let`.
-  private weak var router: StubRouter?
+  // @unchecked Sendable: `core` is weak (so a kept handle does not keep the mock alive) and is
+  // written only in `init`; every other field is `let`.
+  private weak var core: SessionCore?
   let id: Int
 
   /// What the stub matches.
   public let matcher: RequestMatcher
   let site: CallSite
 
-  init(router: StubRouter, id: Int, matcher: RequestMatcher, site: CallSite) {
-    self.router = router
+  init(core: SessionCore, id: Int, matcher: RequestMatcher, site: CallSite) {
+    self.core = core
     self.id = id
     self.matcher = matcher
     self.site = site
@@ -31,32 +31,38 @@ public final class Stub: @unchecked Sendable, CustomStringConvertible {
   /// A count below zero is treated as zero.
   @discardableResult
   public func times(_ count: Int) -> Stub {
-    router?.update(id) { $0.limit = max(0, count) }
+    update { $0.limit = max(0, count) }
     return self
   }
 
   /// Lets the stub answer only while the mock's ``URLSessionMock/scenarioState`` is `state`.
   @discardableResult
   public func whenState(_ state: String) -> Stub {
-    router?.update(id) { $0.requiredState = state }
+    update { $0.requiredState = state }
     return self
   }
 
   /// Moves the mock's ``URLSessionMock/scenarioState`` to `state` each time this stub answers.
   @discardableResult
   public func willSetState(_ state: String) -> Stub {
-    router?.update(id) { $0.nextState = state }
+    update { $0.nextState = state }
     return self
   }
 
   /// How many requests this stub has answered.
   public var callCount: Int {
-    router?.usage(of: id)?.calls ?? 0
+    core?.withLock { $0.stubs.usage[id]?.calls } ?? 0
   }
 
-  /// Removes the stub from its mock; later requests no longer see it.
+  /// Removes the stub from its mock; later requests no longer see it. Its ``callCount`` stays.
   public func remove() {
-    router?.remove(id)
+    let removed = core?.withLock { $0.stubs.registry.remove(id) }
+    // Released here, outside the lock: a response closure's captures may run code in deinit.
+    withExtendedLifetime(removed) {}
+  }
+
+  private func update(_ change: (inout StubTable.Usage) -> Void) {
+    core?.withLock { state in _ = state.stubs.usage.update(id, change) }
   }
 
   /// The matcher and where the stub was registered, such as

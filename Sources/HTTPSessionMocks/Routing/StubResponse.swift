@@ -19,16 +19,28 @@ import Foundation
 /// `Content-Type: application/json` and ``text(_:status:headers:)`` adds
 /// `Content-Type: text/plain; charset=utf-8`, unless `headers` names a content type.
 public struct StubResponse: Sendable {
+  /// How an HTTP answer's body was given: kept, so that a stub can be written back out in the
+  /// form it was written in.
+  enum Body: @unchecked Sendable {
+    // @unchecked Sendable: `Bundle` is only read (for a resource's URL).
+    case empty
+    case data(Data)
+    case text(String)
+    case json(Data)
+    /// A fixture file, read when first used, so that a missing file fails where it is used.
+    case file(name: String, bundle: Bundle)
+  }
+
   enum Content: @unchecked Sendable {
     // @unchecked Sendable: `URLResponse` and the errors are immutable once a stub holds them.
-    case http(body: Data, status: Int, headers: [String: String])
+    case http(Body, status: Int, headers: [String: String])
     case raw(data: Data?, response: URLResponse?, error: (any Error)?)
     case error(any Error)
     case invalid(String)
   }
 
-  /// The content and its response cache, in one object so that copying a response (as routing
-  /// does for every request) is one retain.
+  /// The content and its caches, in one object so that copying a response (as routing does
+  /// for every request) is one retain.
   private let storage: Storage
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
@@ -45,6 +57,13 @@ public struct StubResponse: Sendable {
     self.delay = delay
   }
 
+  /// Whether the mock follows this answer when it is a redirect: every form but the one given
+  /// as is (``init(data:response:error:)``), which is delivered exactly as given.
+  var followsRedirects: Bool {
+    if case .raw = content { return false }
+    return true
+  }
+
   /// The answer as given, in DHURLSessionStub's form.
   ///
   /// With no error and no response, the answer gets status 200 for the request's URL. With an
@@ -55,14 +74,14 @@ public struct StubResponse: Sendable {
 
   /// An empty body with status `code`.
   public static func status(_ code: Int, headers: [String: String] = [:]) -> StubResponse {
-    StubResponse(.http(body: Data(), status: code, headers: headers))
+    StubResponse(.http(.empty, status: code, headers: headers))
   }
 
   /// `data` as the body.
   public static func data(_ data: Data, status: Int = 200, headers: [String: String] = [:])
     -> StubResponse
   {
-    StubResponse(.http(body: data, status: status, headers: headers))
+    StubResponse(.http(.data(data), status: status, headers: headers))
   }
 
   /// `value` encoded with `JSONEncoder`, with `Content-Type: application/json`.
@@ -74,7 +93,7 @@ public struct StubResponse: Sendable {
   ) -> StubResponse {
     do {
       let body = try JSONEncoder().encode(value)
-      return StubResponse(.http(body: body, status: status, headers: jsonHeaders(headers)))
+      return StubResponse(.http(.json(body), status: status, headers: jsonHeaders(headers)))
     } catch {
       return StubResponse(
         .invalid("The value for .json(...) cannot be encoded as JSON: \(sentence(error))"))
@@ -98,7 +117,7 @@ public struct StubResponse: Sendable {
           "The object for .jsonObject(...) cannot be represented as JSON: \(type(of: object)) "
             + "\(String(describing: object).prefix(200))."))
     }
-    return StubResponse(.http(body: body, status: status, headers: jsonHeaders(headers)))
+    return StubResponse(.http(.json(body), status: status, headers: jsonHeaders(headers)))
   }
 
   /// `text` encoded as UTF-8, with `Content-Type: text/plain; charset=utf-8`.
@@ -107,11 +126,12 @@ public struct StubResponse: Sendable {
   {
     StubResponse(
       .http(
-        body: Data(text.utf8), status: status,
+        .text(text), status: status,
         headers: withDefault(headers, contentType: "text/plain; charset=utf-8")))
   }
 
-  /// The contents of the fixture file `name` (with its extension) in `bundle`, read now.
+  /// The contents of the fixture file `name` (with its extension) in `bundle`, read when a
+  /// request first uses the stub.
   ///
   /// ```swift
   /// // Package.swift: .testTarget(name: "MyTests", resources: [.copy("Fixtures")])
@@ -123,21 +143,11 @@ public struct StubResponse: Sendable {
   public static func file(
     _ name: String, in bundle: Bundle, status: Int = 200, headers: [String: String] = [:]
   ) -> StubResponse {
-    let url =
-      bundle.resourceURL?.appendingPathComponent(name)
-      ?? bundle.bundleURL.appendingPathComponent(name)
-    let candidates = [url, bundle.url(forResource: name, withExtension: nil)].compactMap { $0 }
-    for candidate in candidates {
-      if let body = try? Data(contentsOf: candidate) {
-        let headers =
-          candidate.pathExtension.lowercased() == "json" ? jsonHeaders(headers) : headers
-        return StubResponse(.http(body: body, status: status, headers: headers))
-      }
-    }
+    let isJSON = (name as NSString).pathExtension.lowercased() == "json"
     return StubResponse(
-      .invalid(
-        "The fixture file \"\(name)\" could not be read from \(url.path). Check the name (with "
-          + "its extension) and that the file is a resource of the test target."))
+      .http(
+        .file(name: name, bundle: bundle), status: status,
+        headers: isJSON ? jsonHeaders(headers) : headers))
   }
 
   /// A transport error: the handler gets `error` and no response.
@@ -172,39 +182,59 @@ public struct StubResponse: Sendable {
     return result
   }
 
-  /// The answer for `request`: the body, the response and the error to deliver, or the problem
-  /// that makes this response unusable.
+  /// The answer for `request`, or the problem that makes this response unusable.
+  ///
+  /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body.
   func resolve(for request: URLRequest) -> Resolved {
     switch content {
-    case .http(let body, let status, let headers):
-      return .answer(body, cachedResponse(for: request, status: status, headers: headers), nil)
+    case .http(let form, let status, let headers):
+      let body: Data
+      switch storage.bytes(of: form) {
+      case .success(let bytes): body = bytes
+      case .failure(let problem): return .invalid(problem.message)
+      }
+      let response = cachedResponse(
+        for: request, status: status, headers: headers, length: body.count)
+      let isHead = request.httpMethod?.uppercased() == "HEAD"
+      return .answer(Answer(data: isHead ? Data() : body, response: response, error: nil))
     case .raw(let data, let response, let error):
-      if error != nil { return .answer(data, response, error) }
+      if error != nil { return .answer(Answer(data: data, response: response, error: error)) }
       return .answer(
-        data, response ?? cachedResponse(for: request, status: 200, headers: [:]), nil)
+        Answer(
+          data: data,
+          response: response
+            ?? cachedResponse(for: request, status: 200, headers: [:], length: data?.count),
+          error: nil))
     case .error(let error):
-      return .answer(nil, nil, error)
+      return .answer(Answer(error: error))
     case .invalid(let problem):
       return .invalid(problem)
     }
   }
 
   enum Resolved {
-    case answer(Data?, URLResponse?, (any Error)?)
+    case answer(Answer)
     case invalid(String)
   }
 
   /// The response for `request`'s URL: the cached one when the URL is the same as last time
-  /// (responses are immutable, so sharing one is safe), else a new one.
-  private func cachedResponse(for request: URLRequest, status: Int, headers: [String: String])
-    -> HTTPURLResponse?
-  {
+  /// (responses are immutable, so sharing one is safe), else a new one. `length`, when given,
+  /// becomes `Content-Length` unless the headers have one.
+  private func cachedResponse(
+    for request: URLRequest, status: Int, headers: [String: String], length: Int?
+  ) -> HTTPURLResponse? {
     let url = request.url ?? URL(fileURLWithPath: "/")
     if let cached = storage.lastResponse.withLock({ $0 }), cached.url == url {
       return cached.response
     }
+    var fields = headers
+    if let length,
+      !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })
+    {
+      fields["Content-Length"] = String(length)
+    }
     let response = HTTPURLResponse(
-      url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+      url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
     if let response { storage.lastResponse.withLock { $0 = (url, response) } }
     return response
   }
@@ -213,12 +243,53 @@ public struct StubResponse: Sendable {
 extension StubResponse {
   /// What a response holds, shared by its copies.
   final class Storage: Sendable {
+    struct Problem: Error {
+      let message: String
+    }
+
     let content: Content
     /// The last HTTP response made, reused while requests keep coming for the same URL.
     let lastResponse = Locked<(url: URL, response: HTTPURLResponse)?>(nil)
+    /// The bytes of a body built once: at creation for text and data, at first use for a file.
+    private let builtBody: Locked<Result<Data, Problem>?>
 
     init(_ content: Content) {
       self.content = content
+      if case .http(let form, _, _) = content, case .file = form {
+        builtBody = Locked(nil)
+      } else if case .http(let form, _, _) = content {
+        builtBody = Locked(Self.build(form))
+      } else {
+        builtBody = Locked(nil)
+      }
+    }
+
+    func bytes(of form: Body) -> Result<Data, Problem> {
+      if let built = builtBody.withLock({ $0 }) { return built }
+      // A file is read outside the lock; two first requests at once may both read it.
+      let built = Self.build(form)
+      builtBody.withLock { $0 = built }
+      return built
+    }
+
+    private static func build(_ form: Body) -> Result<Data, Problem> {
+      switch form {
+      case .empty: return .success(Data())
+      case .data(let data), .json(let data): return .success(data)
+      case .text(let text): return .success(Data(text.utf8))
+      case .file(let name, let bundle):
+        let url =
+          bundle.resourceURL?.appendingPathComponent(name)
+          ?? bundle.bundleURL.appendingPathComponent(name)
+        let candidates = [url, bundle.url(forResource: name, withExtension: nil)].compactMap { $0 }
+        for candidate in candidates {
+          if let body = try? Data(contentsOf: candidate) { return .success(body) }
+        }
+        return .failure(
+          Problem(
+            message: "The fixture file \"\(name)\" could not be read from \(url.path). Check the "
+              + "name (with its extension) and that the file is a resource of the test target."))
+      }
     }
   }
 }

@@ -47,53 +47,56 @@ public func withMockVerification<Result>(
 final class MockVerificationScope: Sendable {
   @TaskLocal static var current: MockVerificationScope?
 
-  private let mocks = Locked<[URLSessionMock]>([])
-  private let spies = Locked<[SpySession]>([])
+  private let doubles = Locked<[any VerifiedDouble]>([])
 
-  func register(_ mock: URLSessionMock) {
-    mocks.withLock { $0.append(mock) }
+  func register(_ double: some VerifiedDouble) {
+    doubles.withLock { $0.append(double) }
   }
 
-  func register(_ spy: SpySession) {
-    spies.withLock { $0.append(spy) }
-  }
-
+  /// Reports, for each double, what it found wrong: one loop for every kind of double.
   func verify(at site: CallSite) {
-    for mock in mocks.withLock({ $0 }) {
-      var problems: [String] = []
-      if let unused = mock.unusedStubsMessage() { problems.append(unused) }
-      let unmatched = mock.journal.unreportedUnmatchedRequests
-      if !unmatched.isEmpty {
-        problems.append(
-          "\(unmatched.count) request(s) matched no stub and were answered by the mock's "
-            + "unmatched-request policy:\n" + NearMiss.numberedList(unmatched))
-      }
-      if let unresumed = mock.journal.unresumedTasksMessage() { problems.append(unresumed) }
-      report(
-        problems, of: "URLSessionMock", createdAt: mock.site, reporter: mock.journal.reporter,
-        at: site)
-    }
-    for spy in spies.withLock({ $0 }) {
-      var problems: [String] = []
-      let held = spy.pendingTasks
-      if !held.isEmpty {
-        problems.append(
-          "\(held.count) task(s) are still held, never completed by the test:\n"
-            + held.map { "  \($0)\n" }.joined())
-      }
-      if let unresumed = spy.journal.unresumedTasksMessage() { problems.append(unresumed) }
-      report(
-        problems, of: "SpySession", createdAt: spy.site, reporter: spy.journal.reporter, at: site)
+    for double in doubles.withLock({ $0 }) {
+      let problems = double.automaticVerificationProblems()
+      guard !problems.isEmpty else { continue }
+      let core = double.journal.core
+      core.reporter.fail(
+        "The \(core.ownerName) created at \(core.ownerSite) did not verify:\n"
+          + problems.joined(separator: ""), at: site)
     }
   }
+}
 
-  private func report(
-    _ problems: [String], of double: String, createdAt origin: CallSite,
-    reporter: FailureReporter, at site: CallSite
-  ) {
-    guard !problems.isEmpty else { return }
-    reporter.fail(
-      "The \(double) created at \(origin) did not verify:\n" + problems.joined(separator: ""),
-      at: site)
+/// A double that automatic verification checks.
+protocol VerifiedDouble: RecordingSession {
+  /// What is wrong at the end of a test, each problem a paragraph; empty when nothing is.
+  func automaticVerificationProblems() -> [String]
+}
+
+extension URLSessionMock: VerifiedDouble {
+  func automaticVerificationProblems() -> [String] {
+    var problems: [String] = []
+    if let unused = unusedStubsMessage() { problems.append(unused) }
+    let unmatched = journal.unreportedUnmatchedRequests
+    if !unmatched.isEmpty {
+      problems.append(
+        "\(unmatched.count) request(s) matched no stub and were answered by the mock's "
+          + "unmatched-request policy:\n" + NearMiss.numberedList(unmatched))
+    }
+    if let unresumed = journal.unresumedTasksMessage() { problems.append(unresumed) }
+    return problems
+  }
+}
+
+extension SpySession: VerifiedDouble {
+  func automaticVerificationProblems() -> [String] {
+    var problems: [String] = []
+    let held = pendingTasks
+    if !held.isEmpty {
+      problems.append(
+        "\(held.count) task(s) are still held, never completed by the test:\n"
+          + held.map { "  \($0)\n" }.joined())
+    }
+    if let unresumed = journal.unresumedTasksMessage() { problems.append(unresumed) }
+    return problems
   }
 }

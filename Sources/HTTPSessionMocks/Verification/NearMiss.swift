@@ -58,7 +58,7 @@ enum NearMiss {
 
   /// The report for a request that no stub matched: the request, then the closest stubs.
   static func unmatchedReport(
-    _ request: URLRequest, _ stubs: [(definition: StubRouter.Definition, reasons: [String])]
+    _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])]
   ) -> String {
     var text = "No stub matches \(describe(request))\n"
     text += "The code under test received URLError(.resourceUnavailable).\n"

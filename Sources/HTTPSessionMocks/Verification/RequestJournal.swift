@@ -10,109 +10,34 @@ import Foundation
 /// ``URLSessionMock`` and ``SpySession`` each own one, and expose its queries through
 /// ``RecordingSession``, so `mock.verify(...)` and `spy.verify(...)` are the same code.
 public final class RequestJournal: Sendable {
-  struct Waiter {
-    var count: Int
-    var continuation: CheckedContinuation<Void, any Error>
+  /// The double's core, whose records this journal reads.
+  let core: SessionCore
+
+  init(core: SessionCore) {
+    self.core = core
   }
 
-  /// The journal's records. The same lock also guards the mutable fields of the journal's
-  /// tasks, so that a task's transition and its record are one critical region.
-  struct State {
-    var events: [SessionEvent] = []
-    var requests: [URLRequest] = []
-    var unmatched: [URLRequest] = []
-    /// Unmatched requests that nothing has reported as a failure yet (answered by a policy).
-    var unreportedUnmatched: [URLRequest] = []
-    var nextTaskIdentifier = 0
-    /// Sent requests whose answer the double has scheduled (or delivered, or held):
-    /// `waitForRequests` counts these, so a test that wakes can act on the answer at once.
-    var settledCount = 0
-    var waiters: [ObjectIdentifier: Waiter] = [:]
-    /// Whether the mock has warned that its delays take real time (it does so once).
-    var warnedAboutRealTimeDelay = false
-    /// A mock's stubs and their use (empty for a spy): under the same lock as the records.
-    var routing = StubRouter.State()
-
-    mutating func recordCreated(_ request: URLRequest, kind: SessionEvent.TaskKind) -> Int {
-      nextTaskIdentifier += 1
-      events.append(
-        SessionEvent(kind: .created(kind), taskIdentifier: nextTaskIdentifier, request: request))
-      return nextTaskIdentifier
-    }
-
-    /// Records a sent request. Its waiters are woken by ``settleResumed()``, once the double
-    /// has scheduled the answer.
-    mutating func recordResumed(_ request: URLRequest, taskIdentifier: Int) {
-      events.append(SessionEvent(kind: .resumed, taskIdentifier: taskIdentifier, request: request))
-      requests.append(request)
-    }
-
-    /// Counts one sent request as settled (its answer scheduled, delivered or held); returns the
-    /// waiters that this satisfies, to resume outside the lock.
-    mutating func settleResumed() -> [CheckedContinuation<Void, any Error>] {
-      settledCount += 1
-      guard !waiters.isEmpty else { return [] }
-      let count = settledCount
-      let met = waiters.filter { $0.value.count <= count }
-      for key in met.keys { waiters[key] = nil }
-      return met.values.map(\.continuation)
-    }
-
-    mutating func recordCancelled(_ request: URLRequest, taskIdentifier: Int) {
-      events.append(
-        SessionEvent(kind: .cancelled, taskIdentifier: taskIdentifier, request: request))
-    }
-
-    mutating func recordCompleted(
-      _ request: URLRequest, taskIdentifier: Int, response: URLResponse?, error: (any Error)?
-    ) {
-      let kind = SessionEvent.Kind.completed(
-        statusCode: (response as? HTTPURLResponse)?.statusCode,
-        error: error.map(ErrorText.describe))
-      events.append(SessionEvent(kind: kind, taskIdentifier: taskIdentifier, request: request))
-    }
-  }
-
-  private let state = Locked(State())
-  let reporter: FailureReporter
-  /// The kind of double that owns this journal, for messages: `URLSessionMock`, `SpySession`.
-  let ownerName: String
-  /// Where the owner was created.
-  let ownerSite: CallSite
-
-  init(ownerName: String, ownerSite: CallSite) {
-    self.reporter = FailureReporter()
-    self.ownerName = ownerName
-    self.ownerSite = ownerSite
-  }
-
-  // MARK: Recording
-
-  /// Runs `body` under the journal's lock, which also guards the journal's tasks.
-  func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-    state.withLock(body)
-  }
-
-  func recordUnmatched(_ request: URLRequest, reported: Bool) {
-    state.withLock { state in
-      state.unmatched.append(request)
-      if !reported { state.unreportedUnmatched.append(request) }
-    }
-  }
+  var reporter: FailureReporter { core.reporter }
 
   /// Unmatched requests that were answered by a policy and not reported as failures.
-  var unreportedUnmatchedRequests: [URLRequest] { state.withLock { $0.unreportedUnmatched } }
+  var unreportedUnmatchedRequests: [URLRequest] {
+    core.withLock { $0.records.unreportedUnmatched }
+  }
 
   // MARK: Queries
 
   /// The requests sent, in the order their tasks were resumed, bodies included.
-  public var requests: [URLRequest] { state.withLock { $0.requests } }
+  public var requests: [URLRequest] { core.withLock { $0.records.requests } }
 
   /// The whole call log: every task's creation, resume, cancellation and completion.
-  public var events: [SessionEvent] { state.withLock { $0.events } }
+  public var events: [SessionEvent] { core.withLock { $0.records.events } }
+
+  /// What answered each request, in the order the answers arrived: the response head, the
+  /// body, the stub and the door.
+  public var exchanges: [Exchange] { core.withLock { $0.records.exchanges } }
 
   /// The requests that no stub answered (always empty for a ``SpySession``).
-  public var unmatchedRequests: [URLRequest] { state.withLock { $0.unmatched } }
+  public var unmatchedRequests: [URLRequest] { core.withLock { $0.records.unmatched } }
 
   /// The sent requests that `matcher` accepts, in order.
   public func requests(matching matcher: RequestMatcher) -> [URLRequest] {
@@ -258,20 +183,21 @@ public final class RequestJournal: Sendable {
   ) async throws {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let reporter = reporter
+    let core = core
     try await RealTimeWait.run(
       timeout: timeout,
       register: { id, continuation in
-        state.withLock { state in
+        core.withLock { state in
           if state.settledCount >= count { return true }
-          state.waiters[id] = Waiter(count: count, continuation: continuation)
+          state.waiters[id] = SessionCore.Waiter(count: count, continuation: continuation)
           return false
         }
       },
-      unregister: { [state] id in
-        state.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
+      unregister: { id in
+        core.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
       },
-      timedOut: { [state] in
-        let sent = state.withLock { $0.requests }
+      timedOut: {
+        let sent = core.withLock { $0.records.requests }
         var message =
           "Expected \(count) request(s), but \(sent.count) were sent after waiting \(timeout) "
           + "of real time. Did the code under test issue its request, and resume its task?\n"

@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Where a door writes what the mock answers: the one way out of the session core.
+///
+/// Every door into a double (the injected `HTTPSession` methods, the URLProtocol bridge, the
+/// loopback server) hands its request to ``URLSessionMock/send(_:kind:door:to:)`` with a sink,
+/// and translates what the sink receives back into its own terms: a completion handler's three
+/// arguments, a `URLProtocolClient`'s callbacks, HTTP/1.1 bytes.
+///
+/// The core calls a sink in this order, never concurrently: at most one `receive(_:)` of the
+/// response head, then zero or more `receive(_:)` of body pieces, then exactly one `finish(_:)`.
+/// The calls may come synchronously inside `send` (an answer with no delay) or later, on the
+/// thread that advances the mock's clock. No lock is held while a sink runs.
+package protocol ResponseSink: Sendable {
+  /// The response head: status and headers for HTTP.
+  func receive(_ response: URLResponse)
+  /// A piece of the body, in order; an empty body may arrive as one empty piece.
+  func receive(_ body: Data)
+  /// The end of the exchange; nothing follows it.
+  func finish(_ end: ExchangeEnd)
+}
+
+/// How an exchange ended.
+package enum ExchangeEnd: Sendable {
+  /// The whole answer was delivered.
+  case complete
+  /// A transport error ended it: a stub's `URLError`, a cancellation, a timeout.
+  case failed(any Error)
+  /// No stub matched; the core has already reported the failure to the test.
+  case unmatched(UnmatchedAnswer)
+}
+
+/// What a door gives the client for a request that no stub matched.
+package struct UnmatchedAnswer: Sendable {
+  /// The near-miss report, as the test failure showed it.
+  package let report: String
+  /// The error the injected mock hands the code under test.
+  package let error: URLError
+}
+
+/// The way a request came into a double.
+package enum Door: String, Sendable {
+  /// The double itself, injected as an `HTTPSession`.
+  case injected
+  /// A real `URLSession` whose protocol class is the mock's URLProtocol bridge.
+  case urlProtocol = "URLProtocol"
+  /// The loopback HTTP server.
+  case server
+}

@@ -1,0 +1,438 @@
+import Foundation
+import HTTPSessionKit
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The one request path behind every double and every door.
+///
+/// A ``URLSessionMock`` and a ``SpySession`` each own one core. It holds the double's whole
+/// mutable state (records, the life of its tasks, the stub table and scenario state, waiters)
+/// behind one lock, and runs every request the same way, top to bottom in ``resume(_:)``:
+/// record → route → build the answer → schedule → deliver. How the double answers is the
+/// core's ``Answering`` strategy: from stubs (a mock), by forwarding to a wrapped session, or
+/// by holding the task for the test (a spy). The doors (the injected `HTTPSession` methods, the
+/// URLProtocol bridge, the loopback server) only translate: each makes a task with a
+/// ``ResponseSink`` and resumes it.
+///
+/// Lifetimes: a task holds its core, so a resumed task runs to the end even when the test has
+/// dropped the double, as URLSession's tasks keep their session. The core holds no task except
+/// while a delivery is pending (in the clock's queue or a timer), and holds a ``VirtualClock``
+/// only weakly, so nothing here makes a cycle.
+///
+/// No user code (matcher closures, response closures, completion handlers, another session)
+/// and no continuation ever runs under the lock.
+final class SessionCore: Sendable {
+  /// How the double answers a resumed task.
+  enum Answering: Sendable {
+    /// From the stub table (a mock).
+    case stubs
+    /// By passing the task to another session (a forwarding spy).
+    case forward(any HTTPSession)
+    /// By holding the task until the test completes it (a manual spy).
+    case hold(WeakReference<HeldTasks>)
+  }
+
+  struct Waiter {
+    var count: Int
+    var continuation: CheckedContinuation<Void, any Error>
+  }
+
+  struct State {
+    var records = Records()
+    var stubs = StubTable()
+    var policy = UnmatchedRequestPolicy.fail
+    /// Sent requests whose answer the double has scheduled (or delivered, or held):
+    /// `waitForRequests` counts these, so a test that wakes can act on the answer at once.
+    var settledCount = 0
+    var waiters: [ObjectIdentifier: Waiter] = [:]
+    /// Whether the mock has warned that its delays take real time (it does so once).
+    var warnedAboutRealTimeDelay = false
+
+    /// Counts one sent request as settled; returns the waiters this satisfies, to resume
+    /// outside the lock.
+    mutating func settle() -> [CheckedContinuation<Void, any Error>] {
+      settledCount += 1
+      guard !waiters.isEmpty else { return [] }
+      let count = settledCount
+      let met = waiters.filter { $0.value.count <= count }
+      for key in met.keys { waiters[key] = nil }
+      return met.values.map(\.continuation)
+    }
+  }
+
+  let answering: Answering
+  /// The kind of double, for messages: `URLSessionMock`, `SpySession`.
+  let ownerName: String
+  /// Where the double was created: unmatched requests are reported here.
+  let ownerSite: CallSite
+  let reporter: FailureReporter
+  let scheduler: Scheduler
+  private let state: Locked<State>
+
+  init(
+    answering: Answering, ownerName: String, ownerSite: CallSite, clock: (any Clock<Duration>)?
+  ) {
+    self.answering = answering
+    self.ownerName = ownerName
+    self.ownerSite = ownerSite
+    self.reporter = FailureReporter()
+    self.scheduler = Scheduler(clock: clock)
+    self.state = Locked(State())
+  }
+
+  /// Runs `body` under the core's lock. It must run no user code and resume nothing.
+  func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+    state.withLock(body)
+  }
+
+  // MARK: - Tasks: the doors' way in
+
+  /// Creates a suspended task whose answer goes to `sink`.
+  func makeTask(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, sink: any ResponseSink
+  ) -> MockTask {
+    let identifier = state.withLock { $0.records.recordCreated(request, kind: kind) }
+    return MockTask(
+      core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
+      sink: sink)
+  }
+
+  // MARK: - The path of a request
+
+  /// What was decided while the resume was recorded.
+  private enum Start {
+    /// Nothing yet: routing runs matchers from the test, so it happens outside the lock.
+    case undecided
+    /// Routing ran inside the lock: this stub answers, or none (`nil`) does.
+    case routed(StubTable.Claim?)
+  }
+
+  /// Sends `task`'s request: record → route → build the answer → schedule → deliver.
+  func resume(_ task: MockTask) {
+    // 1. Record: the task runs and its request is sent. A table without matcher closures is
+    //    routed and its stub claimed in the same critical region.
+    let start = state.withLock { state -> Start? in
+      guard task.lockedState == .suspended else { return nil }
+      task.lockedState = .running
+      state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
+      guard case .stubs = answering, !state.stubs.needsMatchingOutsideTheLock else {
+        return .undecided
+      }
+      return .routed(state.stubs.claimFirstMatch(task.originalRequest))
+    }
+    guard let start else { return }
+    switch answering {
+    case .stubs: answerFromStubs(task, start)
+    case .forward(let session): forward(task, to: session, site: ownerSite)
+    case .hold(let held): hold(task, in: held)
+    }
+  }
+
+  private func answerFromStubs(_ task: MockTask, _ start: Start) {
+    var request = task.originalRequest
+    var routed: StubTable.Claim?
+    switch start {
+    case .routed(let claim): routed = claim
+    case .undecided: routed = route(request)
+    }
+    var delay = Duration.zero
+    for hop in 0... {
+      // 2. Route.
+      guard let claim = routed else { return answerUnmatched(task, request, after: delay) }
+      // 3. Build the answer.
+      let definition = claim.definition
+      let response: StubResponse
+      switch definition.responder {
+      case .sequence(let responses):
+        guard !responses.isEmpty else {
+          return failInvalid(task, request, "The stub has no responses.", site: definition.site)
+        }
+        // Played in order; the last one keeps answering.
+        response = responses[min(claim.callNumber, responses.count) - 1]
+      case .dynamic(let build):
+        response = build(request, claim.parameters)
+      }
+      let answer: Answer
+      switch response.resolve(for: request) {
+      case .invalid(let problem):
+        return failInvalid(task, request, problem, site: definition.site)
+      case .answer(let built):
+        answer = built
+      }
+      delay += response.delay ?? .zero
+      // A redirect the door follows is one more request, recorded and routed like any other.
+      if response.followsRedirects, task.door.followsRedirects,
+        let next = Redirect.request(following: answer, to: request)
+      {
+        guard hop < Redirect.maximumHops else {
+          let error = URLError(
+            .httpTooManyRedirects, for: request,
+            description: "more than \(Redirect.maximumHops) redirects")
+          return schedule(Answer(error: error), to: task, request, after: delay, stub: definition)
+        }
+        routed = followRedirect(task, from: request, to: next, answer: answer, stub: definition)
+        request = next
+        continue
+      }
+      // 4. Schedule, 5. deliver.
+      return schedule(answer, to: task, request, after: delay, stub: definition)
+    }
+  }
+
+  /// Finds the newest stub that matches `request` and may answer now, and counts the call:
+  /// in one critical region when no matcher holds user code, else matching outside the lock.
+  private func route(_ request: URLRequest) -> StubTable.Claim? {
+    let registry = state.withLock { state -> StubTable.Registry? in
+      state.stubs.needsMatchingOutsideTheLock ? state.stubs.registry : nil
+    }
+    guard let registry else {
+      return state.withLock { $0.stubs.claimFirstMatch(request) }
+    }
+    let matches = registry.allMatches(request)
+    if matches.isEmpty { return nil }
+    return state.withLock { $0.stubs.claimFirst(of: matches) }
+  }
+
+  /// Records a redirect hop (its answer, then the follow-up request) and routes the follow-up
+  /// in the same critical region when it can.
+  private func followRedirect(
+    _ task: MockTask, from request: URLRequest, to next: URLRequest, answer: Answer,
+    stub: StubTable.Definition
+  ) -> StubTable.Claim? {
+    let exchange = Exchange(
+      taskIdentifier: task.taskIdentifier, request: request, response: answer.response,
+      body: answer.data, error: nil, answeredBy: stub.description, door: task.door)
+    let claim = state.withLock { state -> StubTable.Claim?? in
+      state.records.recordHop(exchange)
+      state.records.recordSent(next, taskIdentifier: task.taskIdentifier)
+      task.lockedCurrentRequest = next
+      guard !state.stubs.needsMatchingOutsideTheLock else { return .none }
+      return .some(state.stubs.claimFirstMatch(next))
+    }
+    if let claim { return claim }
+    return route(next)
+  }
+
+  private func answerUnmatched(_ task: MockTask, _ request: URLRequest, after delay: Duration) {
+    let (policy, table) = state.withLock { state -> (UnmatchedRequestPolicy.Kind, StubTable?) in
+      let policy = state.policy.kind
+      if case .fail = policy {
+        state.records.recordUnmatched(request, reported: true)
+        return (policy, state.stubs)
+      }
+      state.records.recordUnmatched(request, reported: false)
+      return (policy, nil)
+    }
+    switch policy {
+    case .fail:
+      let report = NearMiss.unmatchedReport(request, table?.nearMisses(for: request) ?? [])
+      reporter.fail(report, at: ownerSite)
+      let error = URLError(
+        .resourceUnavailable, for: request,
+        description: "URLSessionMock: no stub matches \(request.summary)")
+      let answer = Answer(unmatched: UnmatchedAnswer(report: report, error: error))
+      schedule(answer, to: task, request, after: .zero, stub: nil)
+    case .respond(let response):
+      switch response.resolve(for: request) {
+      case .invalid(let problem):
+        failInvalid(task, request, problem, site: ownerSite)
+      case .answer(let answer):
+        schedule(answer, to: task, request, after: delay + (response.delay ?? .zero), stub: nil)
+      }
+    case .passThrough(let session):
+      forward(task, to: session, site: ownerSite)
+    }
+  }
+
+  private func failInvalid(
+    _ task: MockTask, _ request: URLRequest, _ problem: String, site: CallSite
+  ) {
+    reporter.fail(
+      "The stub registered here cannot answer \(request.summary): \(problem)", at: site)
+    let error = URLError(.resourceUnavailable, for: request, description: problem)
+    schedule(Answer(error: error), to: task, request, after: .zero, stub: nil)
+  }
+
+  /// Delivers `answer` now, or on the clock after `delay`; an answer later than the request's
+  /// `timeoutInterval` fails with `URLError(.timedOut)` at that time instead, as URLSession's
+  /// would.
+  private func schedule(
+    _ answer: Answer, to task: MockTask, _ request: URLRequest, after delay: Duration,
+    stub: StubTable.Definition?
+  ) {
+    guard delay > .zero else {
+      complete(task, with: answer, stub: stub, yieldingToCancel: true, settlingResume: true)
+      return
+    }
+    let timeout = Duration.seconds(request.timeoutInterval)
+    let timesOut = request.timeoutInterval > 0 && delay > timeout
+    let (answer, delay) =
+      timesOut
+      ? (
+        Answer(error: URLError(.timedOut, for: request, description: "The request timed out.")),
+        timeout
+      )
+      : (answer, delay)
+    if scheduler.runsInRealTimeByDefault { warnAboutRealTime(delay, site: stub?.site ?? ownerSite) }
+    let undo = scheduler.schedule(after: delay) { [self] in
+      complete(task, with: answer, stub: stub, yieldingToCancel: true)
+    }
+    guard let undo else {
+      reporter.fail(
+        "\(request.summary) is answered after \(delay) on a VirtualClock that no longer exists, "
+          + "so nothing can ever advance it; the request fails with URLError(.timedOut). Keep "
+          + "the clock for as long as the test runs.", at: stub?.site ?? ownerSite)
+      let error = URLError(.timedOut, for: request, description: "its VirtualClock was released")
+      complete(task, with: Answer(error: error), stub: stub, settlingResume: true)
+      return
+    }
+    setCancelPending(task, undo)
+    settleResume()
+  }
+
+  /// Hands the task to `session`; what that session answers is delivered as it is, and a
+  /// cancel is passed on for that session to deliver.
+  private func forward(_ task: MockTask, to session: any HTTPSession, site: CallSite) {
+    let request = task.currentRequest
+    guard !Forwarding.isTooDeep else {
+      reporter.fail(
+        "\(request.summary) was forwarded \(Forwarding.maximumDepth) times in a row: this "
+          + "\(ownerName) leads back to itself (directly, through a SpySession, or through an "
+          + "unmatched-request policy). Forward to a different session.", at: site)
+      let error = URLError(
+        .resourceUnavailable, for: request,
+        description: "forwarded \(Forwarding.maximumDepth) times in a row: a loop of sessions")
+      complete(task, with: Answer(error: error), stub: nil, settlingResume: true)
+      return
+    }
+    // The task's sink moves into the relay: the wrapped session's task holds it there, with
+    // the task and this core only weakly, so a pending answer makes no cycle through them.
+    let sink = state.withLock { _ -> (any ResponseSink)? in
+      guard task.lockedState == .running, let sink = task.lockedSink else { return nil }
+      task.lockedSink = nil
+      task.lockedIsForwarded = true
+      return sink
+    }
+    guard let sink else {
+      settleResume()  // a cancel came first and has delivered
+      return
+    }
+    let relay = WeakReference(task)
+    let core = WeakReference(self)
+    let (identifier, door) = (task.taskIdentifier, task.door)
+    let inner = Forwarding.makeTask(task.kind, request, in: session) { answer in
+      let exchange = Exchange(
+        taskIdentifier: identifier, request: request, response: answer.response,
+        body: answer.data, error: answer.error, answeredBy: nil, door: door)
+      core.object?.completeForwarded(relay.object, exchange, answer)
+      answer.send(to: sink)
+    }
+    setCancelPending(task) { [weak inner] in inner?.cancel() }
+    Forwarding.resume(inner)
+    settleResume()
+  }
+
+  private func hold(_ task: MockTask, in held: WeakReference<HeldTasks>) {
+    held.object?.hold(task)
+    settleResume()
+  }
+
+  // MARK: - Delivery
+
+  /// Runs the task's sink with this answer, unless it has already run; returns whether it ran.
+  ///
+  /// With `yieldingToCancel`, it does not run either once a `cancel()` has begun: the double
+  /// that delivers its own answer (a stub's, a test's) lets that cancel deliver
+  /// `URLError(.cancelled)`. With `settlingResume`, the resume that led here is settled in the
+  /// same critical region, and its waiters are woken after the sink.
+  @discardableResult
+  func complete(
+    _ task: MockTask, with answer: Answer, stub: StubTable.Definition?,
+    yieldingToCancel: Bool = false, settlingResume: Bool = false
+  ) -> Bool {
+    let (sink, waiters) = state.withLock {
+      state -> ((any ResponseSink)?, [CheckedContinuation<Void, any Error>]) in
+      let waiters = settlingResume ? state.settle() : []
+      guard let sink = task.lockedSink, !(yieldingToCancel && task.lockedState == .canceling)
+      else { return (nil, waiters) }
+      task.lockedSink = nil
+      finishLocked(task, answer, stub: stub, in: &state)
+      return (sink, waiters)
+    }
+    if let sink { answer.send(to: sink) }
+    for waiter in waiters { waiter.resume() }
+    return sink != nil
+  }
+
+  /// Records the wrapped session's answer to a forwarded task (the task may be gone: the
+  /// test no longer holds it, and its answer still counts); the relay then delivers it.
+  private func completeForwarded(_ task: MockTask?, _ exchange: Exchange, _ answer: Answer) {
+    state.withLock { state in
+      if let task { task.finishLocked(answer) }
+      state.records.recordCompleted(exchange)
+    }
+  }
+
+  private func finishLocked(
+    _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, in state: inout State
+  ) {
+    task.finishLocked(answer)
+    state.records.recordCompleted(
+      Exchange(
+        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked,
+        response: answer.response, body: answer.data, error: answer.error,
+        answeredBy: stub?.description, door: task.door))
+  }
+
+  /// Cancels the task: its sink gets `URLError(.cancelled)` unless it has already run; a
+  /// forwarded task's cancel goes to the session that answers it.
+  func cancel(_ task: MockTask) {
+    let pending = state.withLock {
+      state -> (wasRunning: Bool, forwarded: Bool, undo: (@Sendable () -> Void)?)? in
+      guard task.lockedState == .suspended || task.lockedState == .running else { return nil }
+      let wasRunning = task.lockedState == .running
+      task.lockedState = .canceling
+      state.records.recordCancelled(task.currentRequestLocked, taskIdentifier: task.taskIdentifier)
+      defer { task.lockedCancelPending = nil }
+      return (wasRunning, task.lockedIsForwarded, task.lockedCancelPending)
+    }
+    guard let pending else { return }
+    pending.undo?()
+    if pending.forwarded { return }
+    if case .hold(let held) = answering { held.object?.release(task) }
+    complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
+  }
+
+  /// Stores what undoes the pending delivery; runs it at once if the task was cancelled first.
+  private func setCancelPending(_ task: MockTask, _ undo: @escaping @Sendable () -> Void) {
+    let runNow = state.withLock { _ -> Bool in
+      guard task.lockedState == .running else { return true }
+      task.lockedCancelPending = undo
+      return false
+    }
+    if runNow { undo() }
+  }
+
+  /// Wakes `waitForRequests` once the answer is scheduled (or forwarded, or held), so that a
+  /// test that wakes up can advance the clock at once.
+  private func settleResume() {
+    for waiter in state.withLock({ $0.settle() }) { waiter.resume() }
+  }
+
+  /// Warns once per double that a delay takes real time because the double has no clock.
+  private func warnAboutRealTime(_ delay: Duration, site: CallSite) {
+    let first = state.withLock { state -> Bool in
+      defer { state.warnedAboutRealTimeDelay = true }
+      return !state.warnedAboutRealTimeDelay
+    }
+    guard first else { return }
+    let message =
+      "This stub's answer is delayed by \(delay) of real time: the \(ownerName) created at "
+      + "\(ownerSite) has no clock, so it waits on ContinuousClock. To control the delay from "
+      + "the test, create the mock with URLSessionMock(clock: clock) and advance that "
+      + "VirtualClock; pass clock: ContinuousClock() to mean real time."
+    reporter.warn(message, at: site)
+  }
+}

@@ -1,0 +1,262 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A mock's stubs, their use and its scenario state: registration, the index that finds
+/// candidates, and the claim that picks the one that answers.
+///
+/// A value, kept in the session core's state behind the core's one lock, so that a request is
+/// recorded, routed and claimed in one critical region. Matching runs outside the lock when a
+/// matcher holds user code (on a copy of ``Registry``); only the claim runs inside it.
+struct StubTable: Sendable {
+  enum Responder: Sendable {
+    case sequence([StubResponse])
+    case dynamic(@Sendable (URLRequest, [String: String]) -> StubResponse)
+  }
+
+  /// What never changes about a stub once registered (a class, so that routing passes it
+  /// around with one retain instead of copying its fields).
+  final class Definition: Sendable, CustomStringConvertible {
+    let id: Int
+    let matcher: RequestMatcher
+    let responder: Responder
+    let site: CallSite
+    /// Whether the responder reads the pattern's `{name}` values (only a closure does).
+    let readsParameters: Bool
+
+    init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
+      self.id = id
+      self.matcher = matcher
+      self.responder = responder
+      self.site = site
+      if case .dynamic = responder { readsParameters = true } else { readsParameters = false }
+    }
+
+    /// `GET /users/{login} (registered at UserTests.swift:12)`.
+    var description: String { "\(matcher) (registered at \(site))" }
+  }
+
+  /// What changes as a stub is used and configured.
+  struct Usage: Sendable {
+    var calls = 0
+    var limit: Int?
+    var requiredState: String?
+    var nextState: String?
+
+    /// Whether the stub may answer now: the cheap check routing makes for every candidate.
+    func isAvailable(scenarioState: String) -> Bool {
+      if let limit, calls >= limit { return false }
+      if let requiredState, requiredState != scenarioState { return false }
+      return true
+    }
+
+    func unavailableReason(scenarioState: String) -> String? {
+      if let limit, calls >= limit {
+        return "it has answered its \(CallCount.times(limit)) (.times(\(limit)))"
+      }
+      if let requiredState, requiredState != scenarioState {
+        return "it answers in state \"\(requiredState)\", and the mock is in \"\(scenarioState)\""
+      }
+      return nil
+    }
+  }
+
+  /// The stub chosen for a request, with what it needs to build the answer.
+  struct Claim {
+    let definition: Definition
+    let callNumber: Int
+    let parameters: [String: String]
+  }
+
+  /// The registered stubs and the index over them. Routing reads it in place under the lock
+  /// when no matcher holds user code; otherwise it reads a copy (one retain per buffer) and
+  /// matches outside the lock.
+  struct Registry: Sendable {
+    var definitions = StubSlots<Definition>()
+    /// Stubs whose pattern is a literal path, by that decoded path.
+    private var exactPaths: [String: [Int]] = [:]
+    /// Stubs whose pattern has `{parameters}` (or a literal that holds an encoded `/`).
+    private var templates = PathIndex()
+    private var templateCount = 0
+    /// Stubs the index cannot narrow down (`.any`, regexes, closures, `||`), in registration
+    /// order.
+    private var scanned: [Int] = []
+    /// How many stubs have a matcher that calls a closure from the test.
+    private(set) var userCodeCount = 0
+    /// How many stubs match every request (`.any`): they need no parsing of the request.
+    private var catchAllCount = 0
+
+    /// Adds `definition` to the table and its index. The one place the index grows.
+    mutating func insert(_ definition: Definition) {
+      let id = definition.id
+      definitions[id] = definition
+      update(for: definition, by: 1)
+      if let key = definition.matcher.indexKey {
+        if let literal = key.pattern.literalPath {
+          exactPaths[literal, default: []].append(id)
+        } else {
+          templates.insert(key.pattern.segments, id: id)
+        }
+      } else {
+        scanned.append(id)
+      }
+    }
+
+    /// Removes stub `id` from the table and its index; returns its definition, for the caller
+    /// to release outside the lock. The one place the index shrinks.
+    mutating func remove(_ id: Int) -> Definition? {
+      guard let definition = definitions.removeValue(forKey: id) else { return nil }
+      update(for: definition, by: -1)
+      if let key = definition.matcher.indexKey {
+        if let literal = key.pattern.literalPath {
+          exactPaths[literal]?.removeAll { $0 == id }
+          if exactPaths[literal]?.isEmpty == true { exactPaths[literal] = nil }
+        } else {
+          templates.remove(key.pattern.segments, id: id)
+        }
+      } else {
+        scanned.removeAll { $0 == id }
+      }
+      return definition
+    }
+
+    private mutating func update(for definition: Definition, by change: Int) {
+      let matcher = definition.matcher
+      if let key = matcher.indexKey, key.pattern.literalPath == nil { templateCount += change }
+      if matcher.callsUserCode { userCodeCount += change }
+      if case .any = matcher.node { catchAllCount += change }
+    }
+
+    /// The parsed request, unless every stub is a catch-all and none needs it.
+    func facts(for request: URLRequest) -> RequestFacts? {
+      catchAllCount == definitions.count ? nil : RequestFacts(request)
+    }
+
+    /// The first result of `attempt` over the stubs that may match, newest first: the one walk
+    /// over candidates that routing, in the lock or outside it, goes through.
+    func firstCandidate<Result>(_ facts: RequestFacts?, _ attempt: (Int) -> Result?) -> Result? {
+      if scanned.count == definitions.count {
+        // Nothing is indexed: walk the scanned stubs without building a list.
+        for id in scanned.reversed() {
+          if let result = attempt(id) { return result }
+        }
+        return nil
+      }
+      var found: [Int] = []
+      if let facts {
+        if let key = facts.literalKey, let exact = exactPaths[key] { found = exact }
+        if templateCount > 0 {
+          let candidates = templates.candidates(for: facts.segments)
+          if found.isEmpty { found = candidates } else { found += candidates }
+        }
+      }
+      if !scanned.isEmpty { found += scanned }
+      if found.count > 1 { found.sort(by: >) }
+      for id in found {
+        if let result = attempt(id) { return result }
+      }
+      return nil
+    }
+
+    /// The pattern's parameters if `definition` matches the request, else `nil`.
+    func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
+      if case .any = definition.matcher.node { return [:] }
+      guard let facts else { return nil }
+      let evaluation = definition.matcher.evaluate(
+        facts, capturingParameters: definition.readsParameters)
+      return evaluation.matched ? evaluation.parameters : nil
+    }
+  }
+
+  var registry = Registry()
+  var usage = StubSlots<Usage>()
+  var nextID = 0
+  var scenarioState = URLSessionMock.initialScenarioState
+
+  /// Registers a stub; returns its id.
+  mutating func add(_ matcher: RequestMatcher, responder: Responder, site: CallSite) -> Int {
+    nextID += 1
+    registry.insert(Definition(id: nextID, matcher: matcher, responder: responder, site: site))
+    usage[nextID] = Usage()
+    return nextID
+  }
+
+  /// Whether some matcher calls the test's code, so that matching must run outside the lock.
+  var needsMatchingOutsideTheLock: Bool { registry.userCodeCount > 0 }
+
+  /// Routes and claims in one go: the newest stub that matches and may answer now. Runs no
+  /// user code, so it runs under the lock; only for tables without user-code matchers.
+  mutating func claimFirstMatch(_ request: URLRequest) -> Claim? {
+    let facts = registry.facts(for: request)
+    let chosen = registry.firstCandidate(facts) { id -> (Int, [String: String])? in
+      guard usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
+        let definition = registry.definitions[id],
+        let parameters = registry.match(definition, facts)
+      else { return nil }
+      return (id, parameters)
+    }
+    guard let chosen else { return nil }
+    return claim(chosen.0, parameters: chosen.1)
+  }
+
+  /// Counts a call to the first of `matches` (newest first) that may answer now.
+  mutating func claimFirst(of matches: [(id: Int, parameters: [String: String])]) -> Claim? {
+    for match in matches {
+      if let claim = claim(match.id, parameters: match.parameters) { return claim }
+    }
+    return nil
+  }
+
+  /// Counts a call to stub `id` if it may answer now.
+  private mutating func claim(_ id: Int, parameters: [String: String]) -> Claim? {
+    guard let definition = registry.definitions[id] else { return nil }
+    let scenarioState = scenarioState
+    let outcome = usage.update(id) { usage -> (calls: Int, nextState: String?)? in
+      guard usage.isAvailable(scenarioState: scenarioState) else { return nil }
+      usage.calls += 1
+      return (usage.calls, usage.nextState)
+    }
+    guard let outcome = outcome ?? nil else { return nil }
+    if let next = outcome.nextState { self.scenarioState = next }
+    return Claim(definition: definition, callNumber: outcome.calls, parameters: parameters)
+  }
+
+  /// The stubs closest to `request`, closest first, each with why it did not answer. Runs
+  /// matchers, so call it on a copy, outside the lock.
+  func nearMisses(for request: URLRequest) -> [(definition: Definition, reasons: [String])] {
+    let facts = RequestFacts(request)
+    let ranked = registry.definitions.values.map { definition in
+      var evaluation = definition.matcher.evaluate(facts)
+      if evaluation.matched,
+        let reason = usage[definition.id]?.unavailableReason(scenarioState: scenarioState)
+      {
+        evaluation.miss("matches, but \(reason)", weight: 0.5)
+      }
+      return (definition, evaluation)
+    }
+    return ranked.sorted { ($0.1.distance, -$0.0.id) < ($1.1.distance, -$1.0.id) }
+      .map { ($0.0, $0.1.mismatches) }
+  }
+
+  /// Stubs that have never answered, in registration order.
+  var unusedDefinitions: [Definition] {
+    registry.definitions.values.filter { usage[$0.id]?.calls == 0 }.sorted { $0.id < $1.id }
+  }
+}
+
+/// The matches found outside the lock for a table with user-code matchers, newest first.
+extension StubTable.Registry {
+  func allMatches(_ request: URLRequest) -> [(id: Int, parameters: [String: String])] {
+    let facts = facts(for: request)
+    var matched: [(id: Int, parameters: [String: String])] = []
+    _ = firstCandidate(facts) { id -> Bool? in
+      if let definition = definitions[id], let parameters = match(definition, facts) {
+        matched.append((id, parameters))
+      }
+      return nil
+    }
+    return matched
+  }
+}
