@@ -6,22 +6,20 @@ import HTTPSessionMocks
   import FoundationNetworking
 #endif
 
-/// An `HTTPSession` that passes every call to `base` and prints each answer when it arrives:
-/// the virtual time, the request, the status or error, and what answered it.
+/// An `HTTPSession` that passes every call to a double and prints each answer when it arrives:
+/// the virtual time, the request, the status or error, and what answered it, read from the
+/// double's own record of the exchange.
 ///
 /// It is a plain decorator over the `HTTPSession` seam, the same seam the doubles use, so it
 /// keeps `base`'s own task types.
-final class TranscriptSession<Base: HTTPSession>: HTTPSession {
+final class TranscriptSession<Base: RecordingSession>: HTTPSession {
   let base: Base
   let clock: VirtualClock
-  /// The stubs that may answer, oldest first; the newest one that matches is named.
-  let stubs: [Stub]
   let transcript: Transcript
 
-  init(_ base: Base, clock: VirtualClock, stubs: [Stub], transcript: Transcript) {
+  init(_ base: Base, clock: VirtualClock, transcript: Transcript) {
     self.base = base
     self.clock = clock
-    self.stubs = stubs
     self.transcript = transcript
   }
 
@@ -105,12 +103,19 @@ final class TranscriptSession<Base: HTTPSession>: HTTPSession {
     } else {
       outcome = "a response that is not HTTP"
     }
+    // The double has recorded the exchange before the answer reaches the code under test.
+    let exchanges = base.exchanges
+    let method = request.httpMethod ?? "GET"
+    let exchange = exchanges.last {
+      $0.request.url == request.url && ($0.request.httpMethod ?? "GET") == method
+    }
     let source: String
     if (error as? URLError)?.code == .cancelled {
       source = "cancelled by the client"
-    } else if let stub = stubs.last(where: { $0.matcher.matches(request) }) {
-      source = "stub \(stub.matcher)" + (stub.callCount > 1 ? ", call \(stub.callCount)" : "")
-    } else if stubs.isEmpty {
+    } else if let stub = exchange?.stubMatcher, let answeredBy = exchange?.answeredBy {
+      let call = exchanges.filter { $0.answeredBy == answeredBy }.count
+      source = "stub \(stub)" + (call > 1 ? ", call \(call)" : "")
+    } else if base.journal.unmatchedRequests.isEmpty {
       source = "answered by the test"
     } else {
       source = "no stub"

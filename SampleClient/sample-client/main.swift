@@ -21,9 +21,9 @@ func stage(
 ) -> (client: GitHubClient, mock: URLSessionMock, clock: VirtualClock) {
   let clock = VirtualClock()
   let mock = URLSessionMock(clock: clock)
-  let registered = stubs(mock)
+  _ = stubs(mock)
   let client = GitHubClient(token: token, clock: clock, timeout: timeout)
-  client.session = TranscriptSession(mock, clock: clock, stubs: registered, transcript: transcript)
+  client.session = TranscriptSession(mock, clock: clock, transcript: transcript)
   return (client, mock, clock)
 }
 
@@ -204,7 +204,7 @@ func outOfOrderWithSpySession() {
   let clock = VirtualClock()
   let spy = SpySession()
   let client = GitHubClient(clock: clock)
-  client.session = TranscriptSession(spy, clock: clock, stubs: [], transcript: transcript)
+  client.session = TranscriptSession(spy, clock: clock, transcript: transcript)
   let arrivals = Collected<String>()
   for login in ["octocat", "hubot"] {
     client.fetchUser(login) { result in

@@ -7,8 +7,7 @@ import Foundation
 /// One request a double sent and what answered it: the response head, the body, the stub.
 ///
 /// A double records an exchange when a task completes (or, for a redirect that the mock
-/// follows, when each hop is answered), in ``RecordingSession/exchanges`` and on the
-/// `completed` ``SessionEvent``:
+/// follows, when each hop is answered), in ``RecordingSession/exchanges``:
 ///
 /// ```swift
 /// let exchange = try #require(mock.exchanges.first)
@@ -17,49 +16,48 @@ import Foundation
 /// ```
 ///
 /// Bodies are kept up to ``bodyLimit`` bytes; ``bodyByteCount`` always says the full size.
-public struct Exchange: @unchecked Sendable, CustomStringConvertible {
-  // @unchecked Sendable: `URLResponse` and the error are immutable once an answer holds them,
-  // and nothing mutates them after the exchange is recorded.
-
+public struct Exchange: Sendable, CustomStringConvertible {
   /// The most body bytes an exchange keeps (4 MiB); a longer body is cut there.
   public static let bodyLimit = 4 << 20
+
+  // The parts are references or plain values, so that recording an exchange (on the hot path
+  // of every request) allocates nothing and a copy is a few retains; the answer is shared with
+  // what the code under test received.
+  private let answer: Answer
+  private let stub: StubTable.Origin?
+  private let doorway: Door
+
+  init(
+    taskIdentifier: Int, request: URLRequest, answer: Answer, stub: StubTable.Definition?,
+    door: Door
+  ) {
+    self.taskIdentifier = taskIdentifier
+    self.request = request
+    self.answer = answer.keepingAtMost(Self.bodyLimit)
+    self.stub = stub?.origin
+    self.doorway = door
+  }
 
   /// The `taskIdentifier` of the task that sent the request.
   public let taskIdentifier: Int
   /// The request as sent, with its body.
   public let request: URLRequest
   /// The response head, or `nil` when the exchange failed before one arrived.
-  public let response: URLResponse?
+  public var response: URLResponse? { answer.response }
   /// The body as received, cut at ``bodyLimit`` bytes; `nil` when there was none.
-  public let body: Data?
+  public var body: Data? { answer.data }
   /// The full size of the body in bytes.
-  public let bodyByteCount: Int
+  public var bodyByteCount: Int { answer.fullByteCount ?? answer.data?.count ?? 0 }
   /// The transport error that ended the exchange, if any.
-  public let error: (any Error)?
+  public var error: (any Error)? { answer.error }
   /// The stub that answered, with where it was registered, such as
   /// `GET /users/{login} (registered at UserTests.swift:12)`; `nil` when no stub did (a
   /// forwarding spy, an unmatched request, an answer from the test).
-  public let answeredBy: String?
+  public var answeredBy: String? { stub?.description }
+  /// The matcher of the stub that answered; `nil` when no stub did.
+  public var stubMatcher: RequestMatcher? { stub?.matcher }
   /// How the request reached the double: `injected`, `URLProtocol` or `server`.
-  public let door: String
-
-  init(
-    taskIdentifier: Int, request: URLRequest, response: URLResponse?, body: Data?,
-    error: (any Error)?, answeredBy: String?, door: Door
-  ) {
-    self.taskIdentifier = taskIdentifier
-    self.request = request
-    self.response = response
-    self.bodyByteCount = body?.count ?? 0
-    if let body, body.count > Self.bodyLimit {
-      self.body = body.prefix(Self.bodyLimit)
-    } else {
-      self.body = body
-    }
-    self.error = error
-    self.answeredBy = answeredBy
-    self.door = door.rawValue
-  }
+  public var door: String { doorway.rawValue }
 
   /// `#1 GET https://example.com/a → 200, 12 bytes (GET /a (registered at T.swift:3))`.
   public var description: String {

@@ -46,16 +46,12 @@ public struct SessionEvent: Sendable, CustomStringConvertible {
   public let taskIdentifier: Int
   /// The task's request, with its body.
   public let request: URLRequest
-  /// For a `completed` event, what was sent and what answered it: the response head, the body
-  /// and the stub; `nil` for the other events.
-  public let exchange: Exchange?
 
   /// Creates an event; the doubles make these, tests read them.
-  public init(kind: Kind, taskIdentifier: Int, request: URLRequest, exchange: Exchange? = nil) {
+  public init(kind: Kind, taskIdentifier: Int, request: URLRequest) {
     self.kind = kind
     self.taskIdentifier = taskIdentifier
     self.request = request
-    self.exchange = exchange
   }
 
   /// A line such as `#3 created data task GET https://example.com/a`.

@@ -35,6 +35,18 @@ import Testing
     #expect(failingURL?.absoluteString == "https://e.com/b")
   }
 
+  @Test func unmatchedRequestErrorPrintsWhatHappened() throws {
+    let (_, answer) = unmatchedReport(
+      stubs: { $0.stub(.get("/a"), with: .status(200)) },
+      for: routingRequest("GET", "https://e.com/b"))
+    let error = try #require(answer.error)
+    // What Swift Testing's "Caught error: ..." and string interpolation show, on Linux too.
+    #expect(
+      String(describing: error).contains(#""URLSessionMock: no stub matches GET https://e.com/b""#))
+    #expect(!String(describing: error).contains("(null)"))
+    #expect(error.localizedDescription == "URLSessionMock: no stub matches GET https://e.com/b")
+  }
+
   @Test func unmatchedRequestFailsAtTheLineThatCreatedTheMock() {
     let line = #line + 1
     let mock = URLSessionMock()
@@ -55,7 +67,7 @@ import Testing
         headers: ["Authorization": "Bearer t"], body: Data(#"{"a":1}"#.utf8)))
     #expect(report.hasPrefix("No stub matches POST https://api.example.com/users/octocat?x=1\n"))
     #expect(report.contains("headers: Authorization: Bearer t"))
-    #expect(report.contains(#"body: "{"a":1}""#))
+    #expect(report.contains(#"body: {"a":1}"#))
     #expect(report.contains("The code under test received URLError(.resourceUnavailable)."))
   }
 
@@ -71,12 +83,32 @@ import Testing
     let (report, _) = unmatchedReport(
       stubs: { $0.stub(.get("/users/octocat"), with: .status(200)) },
       for: routingRequest("GET", "https://e.com/users/octocat/"))
-    #expect(report.contains("- path: /users/octocat/ vs /users/octocat (trailing slash)"))
+    #expect(
+      report.contains("- path: expected /users/octocat, got /users/octocat/ (trailing slash)"))
 
     let (reverse, _) = unmatchedReport(
       stubs: { $0.stub(.get("/users/{login}/"), with: .status(200)) },
       for: routingRequest("GET", "https://e.com/users/octocat"))
-    #expect(reverse.contains("- path: /users/octocat vs /users/{login}/ (trailing slash)"))
+    #expect(
+      reverse.contains("- path: expected /users/{login}/, got /users/octocat (trailing slash)"))
+  }
+
+  @Test func reportShowsJSONBodiesAsJSONAndOtherTextAsAStringLiteral() {
+    func body(_ text: String) -> String {
+      let (report, _) = unmatchedReport(
+        stubs: { $0.stub(.get("/a"), with: .status(200)) },
+        for: routingRequest("POST", "https://e.com/b", body: Data(text.utf8)))
+      let line = report.split(separator: "\n").first { $0.contains("body: ") }
+      return line.map { String($0.trimmingPrefix(while: { $0 == " " })) } ?? "(no body line)"
+    }
+    #expect(body(#"{"title":"Buy milk"}"#) == #"body: {"title":"Buy milk"}"#)
+    #expect(body("[\n  1,\n  2\n]") == "body: [ 1, 2 ]")
+    #expect(body("{\n\t\"done\": true\n}") == #"body: { "done": true }"#)
+    #expect(body(#"say "hi" \ bye"#) == #"body: "say \"hi\" \\ bye""#)
+    #expect(body("line 1\nline 2") == #"body: "line 1\nline 2""#)
+    #expect(body(#"{"not": json"#) == #"body: "{\"not\": json""#)
+    let long = "[" + Array(repeating: #""item""#, count: 40).joined(separator: ",") + "]"
+    #expect(body(long) == "body: " + long.prefix(120) + "… (\(long.utf8.count) bytes)")
   }
 
   @Test func reportNamesAMissingQueryItem() {

@@ -90,7 +90,7 @@ import Testing
           2. POST https://e.com/users/octocat
                - method: expected GET, got POST
           3. GET https://e.com/users/octocat/
-               - path: /users/octocat/ vs /users/octocat (trailing slash)
+               - path: expected /users/octocat, got /users/octocat/ (trailing slash)
           1. GET https://e.com/orders/1
                - path: expected /users/octocat, got /orders/1 (segment 1: expected "users", got "orders")
 
@@ -142,7 +142,7 @@ import Testing
         """
           1. POST https://e.com/items
                headers: Content-Type: application/json
-               body: "{"count":3}"
+               body: {"count":3}
                - body $.count: expected 2, got 3
         """))
   }

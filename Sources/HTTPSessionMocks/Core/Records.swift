@@ -50,8 +50,6 @@ struct Records {
       statusCode: (exchange.response as? HTTPURLResponse)?.statusCode,
       error: exchange.error.map(ErrorText.describe))
     events.append(
-      SessionEvent(
-        kind: kind, taskIdentifier: exchange.taskIdentifier, request: exchange.request,
-        exchange: exchange))
+      SessionEvent(kind: kind, taskIdentifier: exchange.taskIdentifier, request: exchange.request))
   }
 }

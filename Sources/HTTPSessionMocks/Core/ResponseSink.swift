@@ -14,8 +14,9 @@ import Foundation
 /// The core calls a sink in this order, never concurrently: at most one `receive(_:)` of the
 /// response head, then zero or more `receive(_:)` of body pieces, then exactly one `finish(_:)`.
 /// The calls may come synchronously inside `send` (an answer with no delay) or later, on the
-/// thread that advances the mock's clock. No lock is held while a sink runs.
-package protocol ResponseSink: Sendable {
+/// thread that advances the mock's clock. No lock is held while a sink runs. Sinks are classes:
+/// the core hands one around on every request, and a class reference copies with one retain.
+package protocol ResponseSink: AnyObject, Sendable {
   /// The response head: status and headers for HTTP.
   func receive(_ response: URLResponse)
   /// A piece of the body, in order; an empty body may arrive as one empty piece.

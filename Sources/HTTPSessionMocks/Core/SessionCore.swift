@@ -63,6 +63,8 @@ final class SessionCore: Sendable {
   }
 
   let answering: Answering
+  /// Whether ``answering`` is `.stubs`, read on every request without copying the strategy.
+  private let answersFromStubs: Bool
   /// The kind of double, for messages: `URLSessionMock`, `SpySession`.
   let ownerName: String
   /// Where the double was created: unmatched requests are reported here.
@@ -75,6 +77,7 @@ final class SessionCore: Sendable {
     answering: Answering, ownerName: String, ownerSite: CallSite, clock: (any Clock<Duration>)?
   ) {
     self.answering = answering
+    if case .stubs = answering { answersFromStubs = true } else { answersFromStubs = false }
     self.ownerName = ownerName
     self.ownerSite = ownerSite
     self.reporter = FailureReporter()
@@ -114,15 +117,13 @@ final class SessionCore: Sendable {
     // 1. Record: the task runs and its request is sent. A table without matcher closures is
     //    routed and its stub claimed in the same critical region.
     let start = state.withLock { state -> Start? in
-      guard task.lockedState == .suspended else { return nil }
-      task.lockedState = .running
+      guard task.startLocked() else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
-      guard case .stubs = answering, !state.stubs.needsMatchingOutsideTheLock else {
-        return .undecided
-      }
+      guard answersFromStubs, !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
       return .routed(state.stubs.claimFirstMatch(task.originalRequest))
     }
     guard let start else { return }
+    if answersFromStubs { return answerFromStubs(task, start) }
     switch answering {
     case .stubs: answerFromStubs(task, start)
     case .forward(let session): forward(task, to: session, site: ownerSite)
@@ -138,7 +139,8 @@ final class SessionCore: Sendable {
     case .undecided: routed = route(request)
     }
     var delay = Duration.zero
-    for hop in 0... {
+    var hop = 0
+    while true {
       // 2. Route.
       guard let claim = routed else { return answerUnmatched(task, request, after: delay) }
       // 3. Build the answer.
@@ -163,7 +165,7 @@ final class SessionCore: Sendable {
       }
       delay += response.delay ?? .zero
       // A redirect the door follows is one more request, recorded and routed like any other.
-      if response.followsRedirects, task.door.followsRedirects,
+      if response.isRedirect, task.door.followsRedirects,
         let next = Redirect.request(following: answer, to: request)
       {
         guard hop < Redirect.maximumHops else {
@@ -174,6 +176,7 @@ final class SessionCore: Sendable {
         }
         routed = followRedirect(task, from: request, to: next, answer: answer, stub: definition)
         request = next
+        hop += 1
         continue
       }
       // 4. Schedule, 5. deliver.
@@ -202,12 +205,12 @@ final class SessionCore: Sendable {
     stub: StubTable.Definition
   ) -> StubTable.Claim? {
     let exchange = Exchange(
-      taskIdentifier: task.taskIdentifier, request: request, response: answer.response,
-      body: answer.data, error: nil, answeredBy: stub.description, door: task.door)
+      taskIdentifier: task.taskIdentifier, request: request, answer: answer, stub: stub,
+      door: task.door)
     let claim = state.withLock { state -> StubTable.Claim?? in
       state.records.recordHop(exchange)
       state.records.recordSent(next, taskIdentifier: task.taskIdentifier)
-      task.lockedCurrentRequest = next
+      task.redirectLocked(to: next)
       guard !state.stubs.needsMatchingOutsideTheLock else { return .none }
       return .some(state.stubs.claimFirstMatch(next))
     }
@@ -309,12 +312,7 @@ final class SessionCore: Sendable {
     }
     // The task's sink moves into the relay: the wrapped session's task holds it there, with
     // the task and this core only weakly, so a pending answer makes no cycle through them.
-    let sink = state.withLock { _ -> (any ResponseSink)? in
-      guard task.lockedState == .running, let sink = task.lockedSink else { return nil }
-      task.lockedSink = nil
-      task.lockedIsForwarded = true
-      return sink
-    }
+    let sink = state.withLock { _ in task.takeSinkForForwardingLocked() }
     guard let sink else {
       settleResume()  // a cancel came first and has delivered
       return
@@ -324,8 +322,7 @@ final class SessionCore: Sendable {
     let (identifier, door) = (task.taskIdentifier, task.door)
     let inner = Forwarding.makeTask(task.kind, request, in: session) { answer in
       let exchange = Exchange(
-        taskIdentifier: identifier, request: request, response: answer.response,
-        body: answer.data, error: answer.error, answeredBy: nil, door: door)
+        taskIdentifier: identifier, request: request, answer: answer, stub: nil, door: door)
       core.object?.completeForwarded(relay.object, exchange, answer)
       answer.send(to: sink)
     }
@@ -355,9 +352,9 @@ final class SessionCore: Sendable {
     let (sink, waiters) = state.withLock {
       state -> ((any ResponseSink)?, [CheckedContinuation<Void, any Error>]) in
       let waiters = settlingResume ? state.settle() : []
-      guard let sink = task.lockedSink, !(yieldingToCancel && task.lockedState == .canceling)
-      else { return (nil, waiters) }
-      task.lockedSink = nil
+      guard let sink = task.takeSinkLocked(yieldingToCancel: yieldingToCancel) else {
+        return (nil, waiters)
+      }
       finishLocked(task, answer, stub: stub, in: &state)
       return (sink, waiters)
     }
@@ -381,9 +378,8 @@ final class SessionCore: Sendable {
     task.finishLocked(answer)
     state.records.recordCompleted(
       Exchange(
-        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked,
-        response: answer.response, body: answer.data, error: answer.error,
-        answeredBy: stub?.description, door: task.door))
+        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
+        stub: stub, door: task.door))
   }
 
   /// Cancels the task: its sink gets `URLError(.cancelled)` unless it has already run; a
@@ -391,12 +387,9 @@ final class SessionCore: Sendable {
   func cancel(_ task: MockTask) {
     let pending = state.withLock {
       state -> (wasRunning: Bool, forwarded: Bool, undo: (@Sendable () -> Void)?)? in
-      guard task.lockedState == .suspended || task.lockedState == .running else { return nil }
-      let wasRunning = task.lockedState == .running
-      task.lockedState = .canceling
+      guard let pending = task.beginCancelLocked() else { return nil }
       state.records.recordCancelled(task.currentRequestLocked, taskIdentifier: task.taskIdentifier)
-      defer { task.lockedCancelPending = nil }
-      return (wasRunning, task.lockedIsForwarded, task.lockedCancelPending)
+      return pending
     }
     guard let pending else { return }
     pending.undo?()
@@ -407,11 +400,7 @@ final class SessionCore: Sendable {
 
   /// Stores what undoes the pending delivery; runs it at once if the task was cancelled first.
   private func setCancelPending(_ task: MockTask, _ undo: @escaping @Sendable () -> Void) {
-    let runNow = state.withLock { _ -> Bool in
-      guard task.lockedState == .running else { return true }
-      task.lockedCancelPending = undo
-      return false
-    }
+    let runNow = state.withLock { _ in !task.setCancelPendingLocked(undo) }
     if runNow { undo() }
   }
 

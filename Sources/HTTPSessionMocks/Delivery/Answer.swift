@@ -6,28 +6,46 @@ import Foundation
 
 /// A built answer on its way to a sink: what a stub, a forwarded session, a cancel or the
 /// unmatched-request report hands the code under test.
-struct Answer: @unchecked Sendable {
-  // @unchecked Sendable: the body is a value, and the response and error are immutable once
-  // made; nothing mutates them after the answer is built.
-  var data: Data?
-  var response: URLResponse?
-  var error: (any Error)?
+///
+/// A class: an answer passes through routing, scheduling and delivery, and copying a struct of
+/// optional existentials at each step cost more than the one allocation.
+final class Answer: @unchecked Sendable {
+  // @unchecked Sendable: every field is a `let`; the body is a value, and the response and
+  // error are immutable once made.
+  let data: Data?
+  let response: URLResponse?
+  let error: (any Error)?
   /// Set when no stub matched: the door decides how the client sees it.
-  var unmatched: UnmatchedAnswer?
+  let unmatched: UnmatchedAnswer?
+  /// For a copy cut down for the journal: the size of the whole body.
+  let fullByteCount: Int?
 
-  init(data: Data?, response: URLResponse?, error: (any Error)?) {
+  init(data: Data?, response: URLResponse?, error: (any Error)?, fullByteCount: Int? = nil) {
     self.data = data
     self.response = response
     self.error = error
+    self.unmatched = nil
+    self.fullByteCount = fullByteCount
   }
 
   init(unmatched: UnmatchedAnswer) {
-    self.init(data: nil, response: nil, error: unmatched.error)
+    self.data = nil
+    self.response = nil
+    self.error = unmatched.error
     self.unmatched = unmatched
+    self.fullByteCount = nil
+  }
+
+  /// This answer, or for a body longer than `limit` a copy whose body is cut there (copied, so
+  /// that the journal does not keep the whole body alive).
+  func keepingAtMost(_ limit: Int) -> Answer {
+    guard let data, data.count > limit else { return self }
+    return Answer(
+      data: Data(data.prefix(limit)), response: response, error: error, fullByteCount: data.count)
   }
 
   /// A transport error alone.
-  init(error: any Error) {
+  convenience init(error: any Error) {
     self.init(data: nil, response: nil, error: error)
   }
 

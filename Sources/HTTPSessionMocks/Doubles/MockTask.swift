@@ -33,17 +33,19 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// The double's core: held for the task's whole life, as a URLSessionTask holds its session.
   let core: SessionCore
 
-  var lockedState: URLSessionTask.State = .suspended
+  // Private, and changed only by the methods below that the core calls under its lock (so
+  // that the compiler can check exclusive access statically, off the hot path).
+  private var lockedState: URLSessionTask.State = .suspended
   /// Where the answer goes; `nil` once it has been delivered (or handed to a forwarded task).
-  var lockedSink: (any ResponseSink)?
-  var lockedResponse: URLResponse?
-  var lockedError: (any Error)?
+  private var lockedSink: (any ResponseSink)?
+  private var lockedResponse: URLResponse?
+  private var lockedError: (any Error)?
   /// The request of the last redirect hop the mock followed, if any.
-  var lockedCurrentRequest: URLRequest?
+  private var lockedCurrentRequest: URLRequest?
   /// Whether another session answers the task, so that it decides what a cancel delivers.
-  var lockedIsForwarded = false
+  private var lockedIsForwarded = false
   /// Undoes a scheduled delivery (a clock entry, a timer task, a forwarded task).
-  var lockedCancelPending: (@Sendable () -> Void)?
+  private var lockedCancelPending: (@Sendable () -> Void)?
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
@@ -85,11 +87,66 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   }
 
   /// Cancels the task: the handler receives `URLError(.cancelled)` unless it has already run.
+  ///
+  /// > Tip: Like URLSession's, the error carries the failing URL, so it is not equal to a bare
+  /// > `URLError(.cancelled)`: check its code, as in
+  /// > `#expect { try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }`.
   public func cancel() {
     core.cancel(self)
   }
 
-  /// Marks the task completed with `answer`; the caller holds the core's lock.
+  // MARK: Transitions, each called by the core with its lock held
+
+  /// suspended → running; `false` if the task had already started, finished or been cancelled.
+  func startLocked() -> Bool {
+    guard lockedState == .suspended else { return false }
+    lockedState = .running
+    return true
+  }
+
+  /// Notes the request of a redirect hop the mock follows.
+  func redirectLocked(to request: URLRequest) {
+    lockedCurrentRequest = request
+  }
+
+  /// Takes the sink to deliver an answer: `nil` once it has been taken, or, when
+  /// `yieldingToCancel`, while a cancel is under way (that cancel delivers).
+  func takeSinkLocked(yieldingToCancel: Bool) -> (any ResponseSink)? {
+    guard let sink = lockedSink, !(yieldingToCancel && lockedState == .canceling) else {
+      return nil
+    }
+    lockedSink = nil
+    return sink
+  }
+
+  /// Takes the sink to hand to a forwarded task, if the task still runs; from now on the
+  /// session that answers decides what a cancel delivers.
+  func takeSinkForForwardingLocked() -> (any ResponseSink)? {
+    guard lockedState == .running, let sink = lockedSink else { return nil }
+    lockedSink = nil
+    lockedIsForwarded = true
+    return sink
+  }
+
+  /// suspended or running → canceling; returns whether it was running, whether it is
+  /// forwarded, and what undoes its pending delivery; `nil` if it has finished already.
+  func beginCancelLocked() -> (wasRunning: Bool, forwarded: Bool, undo: (@Sendable () -> Void)?)? {
+    guard lockedState == .suspended || lockedState == .running else { return nil }
+    let wasRunning = lockedState == .running
+    lockedState = .canceling
+    defer { lockedCancelPending = nil }
+    return (wasRunning, lockedIsForwarded, lockedCancelPending)
+  }
+
+  /// Stores what undoes the pending delivery; `false` (storing nothing) if the task no longer
+  /// runs, so that the caller runs it at once.
+  func setCancelPendingLocked(_ undo: @escaping @Sendable () -> Void) -> Bool {
+    guard lockedState == .running else { return false }
+    lockedCancelPending = undo
+    return true
+  }
+
+  /// Marks the task completed with `answer`.
   func finishLocked(_ answer: Answer) {
     lockedCancelPending = nil
     lockedState = .completed

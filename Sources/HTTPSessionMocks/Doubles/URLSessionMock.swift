@@ -30,6 +30,10 @@ import HTTPSessionKit
 /// handler runs synchronously inside `resume()`, so a test needs no waiting; with a delay it
 /// runs on the mock's clock (pass a ``VirtualClock`` to control it).
 ///
+/// > Tip: The cancellation error carries the failing URL, as URLSession's does, so
+/// > `#expect(throws: URLError(.cancelled))` fails; check the code instead:
+/// > `#expect { try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }`.
+///
 /// A request that no stub matches fails the test, pointing at the line that created the mock,
 /// and the code under test gets `URLError(.resourceUnavailable)`; see ``unmatchedRequestPolicy``.
 public final class URLSessionMock: RecordingSession, Sendable {

@@ -11,7 +11,14 @@ extension URLError {
     if let url = request.url {
       info[NSURLErrorFailingURLErrorKey] = url
     }
-    if let description { info[NSLocalizedDescriptionKey] = description }
+    if let description {
+      info[NSLocalizedDescriptionKey] = description
+      #if canImport(FoundationNetworking)
+        // Corelibs' NSError prints its failure reason where Apple's prints the description, so
+        // without it `"\(error)"` (and Swift Testing's "Caught error: ...") reads `"(null)"`.
+        info[NSLocalizedFailureReasonErrorKey] = description
+      #endif
+    }
     self.init(code, userInfo: info)
   }
 }

@@ -78,13 +78,13 @@ enum PatternComparison {
     if actualCount == expectedCount + 1, facts.segments.last == "",
       matchSegments(pattern.segments, Array(facts.segments.dropLast())) != nil
     {
-      result.miss("path: \(actual) vs \(expected) (trailing slash)", weight: 1)
+      result.miss("path: expected \(expected), got \(actual) (trailing slash)", weight: 1)
       return
     }
     if expectedCount == actualCount + 1, pattern.segments.last == .literal(""),
       matchSegments(Array(pattern.segments.dropLast()), facts.segments) != nil
     {
-      result.miss("path: \(actual) vs \(expected) (trailing slash)", weight: 1)
+      result.miss("path: expected \(expected), got \(actual) (trailing slash)", weight: 1)
       return
     }
     var detail: String

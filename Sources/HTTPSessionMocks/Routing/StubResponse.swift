@@ -57,12 +57,10 @@ public struct StubResponse: Sendable {
     self.delay = delay
   }
 
-  /// Whether the mock follows this answer when it is a redirect: every form but the one given
-  /// as is (``init(data:response:error:)``), which is delivered exactly as given.
-  var followsRedirects: Bool {
-    if case .raw = content { return false }
-    return true
-  }
+  /// Whether the mock follows this answer as a redirect: a 301, 302, 303, 307 or 308 with a
+  /// `Location`, in any form but the one given as is (``init(data:response:error:)``), which is
+  /// delivered exactly as given. Worked out once, when the response is made.
+  var isRedirect: Bool { storage.isRedirect }
 
   /// The answer as given, in DHURLSessionStub's form.
   ///
@@ -186,6 +184,16 @@ public struct StubResponse: Sendable {
   ///
   /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body.
   func resolve(for request: URLRequest) -> Resolved {
+    let url = request.url ?? URL(fileURLWithPath: "/")
+    let isHead = request.isHead
+    // Answers are immutable: the one made last is reused while requests keep coming for the
+    // same URL, as they do in a test.
+    if let cached = storage.lastAnswer.withLock({ $0 }), cached.url == url,
+      cached.isHead == isHead
+    {
+      return .answer(cached.answer)
+    }
+    let answer: Answer
     switch content {
     case .http(let form, let status, let headers):
       let body: Data
@@ -193,23 +201,22 @@ public struct StubResponse: Sendable {
       case .success(let bytes): body = bytes
       case .failure(let problem): return .invalid(problem.message)
       }
-      let response = cachedResponse(
-        for: request, status: status, headers: headers, length: body.count)
-      let isHead = request.httpMethod?.uppercased() == "HEAD"
-      return .answer(Answer(data: isHead ? Data() : body, response: response, error: nil))
+      let response = makeResponse(for: url, status: status, headers: headers, length: body.count)
+      answer = Answer(data: isHead ? Data() : body, response: response, error: nil)
     case .raw(let data, let response, let error):
-      if error != nil { return .answer(Answer(data: data, response: response, error: error)) }
-      return .answer(
-        Answer(
-          data: data,
-          response: response
-            ?? cachedResponse(for: request, status: 200, headers: [:], length: data?.count),
-          error: nil))
+      answer = Answer(
+        data: data,
+        response: error != nil
+          ? response
+          : response ?? makeResponse(for: url, status: 200, headers: [:], length: data?.count),
+        error: error)
     case .error(let error):
-      return .answer(Answer(error: error))
+      answer = Answer(error: error)
     case .invalid(let problem):
       return .invalid(problem)
     }
+    storage.lastAnswer.withLock { $0 = (url, isHead, answer) }
+    return .answer(answer)
   }
 
   enum Resolved {
@@ -217,26 +224,27 @@ public struct StubResponse: Sendable {
     case invalid(String)
   }
 
-  /// The response for `request`'s URL: the cached one when the URL is the same as last time
-  /// (responses are immutable, so sharing one is safe), else a new one. `length`, when given,
-  /// becomes `Content-Length` unless the headers have one.
-  private func cachedResponse(
-    for request: URLRequest, status: Int, headers: [String: String], length: Int?
-  ) -> HTTPURLResponse? {
-    let url = request.url ?? URL(fileURLWithPath: "/")
-    if let cached = storage.lastResponse.withLock({ $0 }), cached.url == url {
-      return cached.response
-    }
+  /// An HTTP response for `url`; `length`, when given, becomes `Content-Length` unless the
+  /// headers have one.
+  private func makeResponse(for url: URL, status: Int, headers: [String: String], length: Int?)
+    -> HTTPURLResponse?
+  {
     var fields = headers
     if let length,
       !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })
     {
       fields["Content-Length"] = String(length)
     }
-    let response = HTTPURLResponse(
+    return HTTPURLResponse(
       url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
-    if let response { storage.lastResponse.withLock { $0 = (url, response) } }
-    return response
+  }
+}
+
+extension URLRequest {
+  /// Whether the method is HEAD, in any case (checked on every answer, so without allocating).
+  fileprivate var isHead: Bool {
+    guard let method = httpMethod, method.utf8.count == 4 else { return false }
+    return method == "HEAD" || method.uppercased() == "HEAD"
   }
 }
 
@@ -248,13 +256,23 @@ extension StubResponse {
     }
 
     let content: Content
-    /// The last HTTP response made, reused while requests keep coming for the same URL.
-    let lastResponse = Locked<(url: URL, response: HTTPURLResponse)?>(nil)
+    let isRedirect: Bool
+    /// The last answer made, reused while requests keep coming for the same URL.
+    let lastAnswer = Locked<(url: URL, isHead: Bool, answer: Answer)?>(nil)
     /// The bytes of a body built once: at creation for text and data, at first use for a file.
     private let builtBody: Locked<Result<Data, Problem>?>
 
     init(_ content: Content) {
       self.content = content
+      if case .http(_, let status, let headers) = content,
+        [301, 302, 303, 307, 308].contains(status)
+      {
+        isRedirect = headers.keys.contains {
+          $0.caseInsensitiveCompare("Location") == .orderedSame
+        }
+      } else {
+        isRedirect = false
+      }
       if case .http(let form, _, _) = content, case .file = form {
         builtBody = Locked(nil)
       } else if case .http(let form, _, _) = content {

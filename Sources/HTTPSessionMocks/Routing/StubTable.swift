@@ -16,26 +16,43 @@ struct StubTable: Sendable {
     case dynamic(@Sendable (URLRequest, [String: String]) -> StubResponse)
   }
 
-  /// What never changes about a stub once registered (a class, so that routing passes it
-  /// around with one retain instead of copying its fields).
-  final class Definition: Sendable, CustomStringConvertible {
-    let id: Int
+  /// What names a stub in reports and exchanges: its matcher and where it was registered.
+  /// Apart from the responder, so that an exchange that names a removed stub does not keep its
+  /// response closure (and what that captured) alive.
+  final class Origin: Sendable, CustomStringConvertible {
     let matcher: RequestMatcher
-    let responder: Responder
     let site: CallSite
-    /// Whether the responder reads the pattern's `{name}` values (only a closure does).
-    let readsParameters: Bool
 
-    init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
-      self.id = id
+    init(matcher: RequestMatcher, site: CallSite) {
       self.matcher = matcher
-      self.responder = responder
       self.site = site
-      if case .dynamic = responder { readsParameters = true } else { readsParameters = false }
     }
 
     /// `GET /users/{login} (registered at UserTests.swift:12)`.
     var description: String { "\(matcher) (registered at \(site))" }
+  }
+
+  /// What never changes about a stub once registered (a class, so that routing passes it
+  /// around with one retain instead of copying its fields).
+  final class Definition: Sendable, CustomStringConvertible {
+    let id: Int
+    let origin: Origin
+    let responder: Responder
+    /// Whether the responder reads the pattern's `{name}` values (only a closure does).
+    let readsParameters: Bool
+
+    var matcher: RequestMatcher { origin.matcher }
+    var site: CallSite { origin.site }
+
+    init(id: Int, matcher: RequestMatcher, responder: Responder, site: CallSite) {
+      self.id = id
+      self.origin = Origin(matcher: matcher, site: site)
+      self.responder = responder
+      if case .dynamic = responder { readsParameters = true } else { readsParameters = false }
+    }
+
+    /// `GET /users/{login} (registered at UserTests.swift:12)`.
+    var description: String { origin.description }
   }
 
   /// What changes as a stub is used and configured.

@@ -143,7 +143,9 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
 
   /// Sends `request` and returns the body and response.
   ///
-  /// Cancelling the calling Swift task cancels the request and throws `URLError(.cancelled)`.
+  /// Cancelling the calling Swift task cancels the request and throws `URLError(.cancelled)`,
+  /// with the failing URL in its user info (check its `code`, not equality with a bare
+  /// `URLError(.cancelled)`).
   public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
     try await AsyncBridge.data { dataTask(with: request, completionHandler: $0) }
   }

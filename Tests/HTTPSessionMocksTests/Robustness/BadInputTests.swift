@@ -224,7 +224,7 @@ import Testing
 
   @Test(arguments: [
     ("not json", "got a body that is not JSON: \"not json\""),
-    ("{\"a\": }", "got a body that is not JSON: \"{\"a\": }\""),
+    ("{\"a\": }", #"got a body that is not JSON: "{\"a\": }""#),
     ("", "got no body"),
     ("\u{FF}\u{FE}", "got a body that is not JSON"),
   ])
@@ -275,7 +275,7 @@ import Testing
       #expect(send(mock, sent) == .failure(.resourceUnavailable))
     } matching: { report in
       report.message.contains(
-        "got a body that is not JSON: \"\(body.prefix(120))…\" ("
+        "got a body that is not JSON: \"\(body.prefix(120).replacing("\"", with: "\\\""))…\" ("
           + "\(body.utf8.count) bytes)")
     }
   }
