@@ -46,6 +46,8 @@ public struct Exchange: Sendable, CustomStringConvertible {
   public var response: URLResponse? { answer.response }
   /// The body as received, cut at ``bodyLimit`` bytes; `nil` when there was none.
   public var body: Data? { answer.data }
+  /// The response's HTTP status code, if it is an HTTP response.
+  var statusCode: Int? { answer.statusCode }
   /// The full size of the body in bytes.
   public var bodyByteCount: Int { answer.fullByteCount ?? answer.data?.count ?? 0 }
   /// The transport error that ended the exchange, if any.

@@ -47,7 +47,7 @@ struct Records {
   mutating func recordCompleted(_ exchange: Exchange) {
     exchanges.append(exchange)
     let kind = SessionEvent.Kind.completed(
-      statusCode: (exchange.response as? HTTPURLResponse)?.statusCode,
+      statusCode: exchange.statusCode,
       error: exchange.error.map(ErrorText.describe))
     events.append(
       SessionEvent(kind: kind, taskIdentifier: exchange.taskIdentifier, request: exchange.request))

@@ -119,7 +119,7 @@ final class SessionCore: Sendable {
     let start = state.withLock { state -> Start? in
       guard task.startLocked() else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
-      guard answersFromStubs, !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
+      guard answersFromStubs, state.stubs.registry.userCodeCount == 0 else { return .undecided }
       return .routed(state.stubs.claimFirstMatch(task.originalRequest))
     }
     guard let start else { return }
@@ -317,13 +317,12 @@ final class SessionCore: Sendable {
       settleResume()  // a cancel came first and has delivered
       return
     }
-    let relay = WeakReference(task)
-    let core = WeakReference(self)
     let (identifier, door) = (task.taskIdentifier, task.door)
-    let inner = Forwarding.makeTask(task.kind, request, in: session) { answer in
+    let inner = Forwarding.makeTask(task.kind, request, in: session) {
+      [weak self, weak task] answer in
       let exchange = Exchange(
         taskIdentifier: identifier, request: request, answer: answer, stub: nil, door: door)
-      core.object?.completeForwarded(relay.object, exchange, answer)
+      self?.completeForwarded(task, exchange, answer)
       answer.send(to: sink)
     }
     setCancelPending(task) { [weak inner] in inner?.cancel() }

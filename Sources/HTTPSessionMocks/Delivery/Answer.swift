@@ -19,6 +19,8 @@ final class Answer: @unchecked Sendable {
   let unmatched: UnmatchedAnswer?
   /// For a copy cut down for the journal: the size of the whole body.
   let fullByteCount: Int?
+  /// The response's HTTP status, worked out once (the call log reads it for every request).
+  let statusCode: Int?
 
   init(data: Data?, response: URLResponse?, error: (any Error)?, fullByteCount: Int? = nil) {
     self.data = data
@@ -26,6 +28,7 @@ final class Answer: @unchecked Sendable {
     self.error = error
     self.unmatched = nil
     self.fullByteCount = fullByteCount
+    self.statusCode = (response as? HTTPURLResponse)?.statusCode
   }
 
   init(unmatched: UnmatchedAnswer) {
@@ -34,6 +37,7 @@ final class Answer: @unchecked Sendable {
     self.error = unmatched.error
     self.unmatched = unmatched
     self.fullByteCount = nil
+    self.statusCode = nil
   }
 
   /// This answer, or for a body longer than `limit` a copy whose body is cut there (copied, so

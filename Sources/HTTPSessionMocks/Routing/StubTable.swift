@@ -178,7 +178,7 @@ struct StubTable: Sendable {
     }
 
     /// The pattern's parameters if `definition` matches the request, else `nil`.
-    func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
+    static func match(_ definition: Definition, _ facts: RequestFacts?) -> [String: String]? {
       if case .any = definition.matcher.node { return [:] }
       guard let facts else { return nil }
       let evaluation = definition.matcher.evaluate(
@@ -201,21 +201,32 @@ struct StubTable: Sendable {
   }
 
   /// Whether some matcher calls the test's code, so that matching must run outside the lock.
-  var needsMatchingOutsideTheLock: Bool { registry.userCodeCount > 0 }
+  var needsMatchingOutsideTheLock: Bool {
+    @inline(__always) get { registry.userCodeCount > 0 }
+  }
 
   /// Routes and claims in one go: the newest stub that matches and may answer now. Runs no
   /// user code, so it runs under the lock; only for tables without user-code matchers.
   mutating func claimFirstMatch(_ request: URLRequest) -> Claim? {
-    let facts = registry.facts(for: request)
-    let chosen = registry.firstCandidate(facts) { id -> (Int, [String: String])? in
+    guard let chosen = firstAvailableMatch(registry.facts(for: request)) else { return nil }
+    return claim(chosen.id, parameters: chosen.parameters)
+  }
+
+  /// The newest stub that matches and may answer now.
+  ///
+  /// The closure captures the few parts it reads, each a single reference: a closure that
+  /// reads `self` made Swift copy the whole table, field by field, for every request.
+  private func firstAvailableMatch(_ facts: RequestFacts?) -> (
+    id: Int, parameters: [String: String]
+  )? {
+    let (usage, scenarioState, definitions) = (usage, scenarioState, registry.definitions)
+    return registry.firstCandidate(facts) { id -> (id: Int, parameters: [String: String])? in
       guard usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
-        let definition = registry.definitions[id],
-        let parameters = registry.match(definition, facts)
+        let definition = definitions[id],
+        let parameters = Registry.match(definition, facts)
       else { return nil }
       return (id, parameters)
     }
-    guard let chosen else { return nil }
-    return claim(chosen.0, parameters: chosen.1)
   }
 
   /// Counts a call to the first of `matches` (newest first) that may answer now.
@@ -269,7 +280,7 @@ extension StubTable.Registry {
     let facts = facts(for: request)
     var matched: [(id: Int, parameters: [String: String])] = []
     _ = firstCandidate(facts) { id -> Bool? in
-      if let definition = definitions[id], let parameters = match(definition, facts) {
+      if let definition = definitions[id], let parameters = Self.match(definition, facts) {
         matched.append((id, parameters))
       }
       return nil
