@@ -146,6 +146,25 @@ import Testing
     #expect(clock.pendingCount == 0)
   }
 
+  @Test func theTimeoutErrorCarriesTheFailingURLItsStringAndADescription() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.any, with: StubResponse.status(200).delayed(by: .seconds(2)))
+    var slow = request("https://a.example/slow?page=2")
+    slow.timeoutInterval = 1
+    let seen = Deliveries()
+
+    mock.dataTask(with: slow, completionHandler: seen.handler).resume()
+    await clock.advance(by: .seconds(1))
+
+    let error = try #require(seen.first?.urlError) as NSError
+    #expect(error.domain == NSURLErrorDomain)
+    #expect(error.code == NSURLErrorTimedOut)
+    #expect(error.userInfo[NSURLErrorFailingURLErrorKey] as? URL == slow.url)
+    #expect(error.userInfo["NSErrorFailingURLStringKey"] as? String == slow.url?.absoluteString)
+    #expect(error.localizedDescription == "The request timed out.")
+  }
+
   @Test func theDefaultTimeoutIsSixtySeconds() async {
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)

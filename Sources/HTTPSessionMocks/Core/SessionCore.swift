@@ -272,12 +272,7 @@ final class SessionCore: Sendable {
     let timeout = Duration.seconds(request.timeoutInterval)
     let timesOut = request.timeoutInterval > 0 && delay > timeout
     let (answer, delay) =
-      timesOut
-      ? (
-        Answer(error: URLError(.timedOut, for: request, description: "The request timed out.")),
-        timeout
-      )
-      : (answer, delay)
+      timesOut ? (Answer(error: URLError(timedOutFor: request)), timeout) : (answer, delay)
     if scheduler.runsInRealTimeByDefault { warnAboutRealTime(delay, site: stub?.site ?? ownerSite) }
     let undo = scheduler.schedule(after: delay) { [self] in
       complete(task, with: answer, stub: stub, yieldingToCancel: true)

@@ -5,11 +5,14 @@ import Foundation
 #endif
 
 extension URLError {
-  /// `URLError(code)` with the failing URL in its user info, as URLSession makes them.
+  /// `URLError(code)` as URLSession makes them: the failing URL and its string in the user
+  /// info, and a description.
   init(_ code: URLError.Code, for request: URLRequest, description: String? = nil) {
     var info: [String: Any] = [:]
     if let url = request.url {
       info[NSURLErrorFailingURLErrorKey] = url
+      // The key URLSession fills in (its constant is deprecated in favour of the URL one).
+      info["NSErrorFailingURLStringKey"] = url.absoluteString
     }
     if let description {
       info[NSLocalizedDescriptionKey] = description
@@ -20,5 +23,19 @@ extension URLError {
       #endif
     }
     self.init(code, userInfo: info)
+  }
+}
+
+extension URLError {
+  /// `URLError(.cancelled)` as URLSession makes it, with the description "cancelled".
+  init(cancelledFor request: URLRequest) {
+    self.init(.cancelled, for: request, description: "cancelled")
+  }
+
+  /// `URLError(.timedOut)` as Apple's URLSession makes it, with the description "The request
+  /// timed out.". (swift-corelibs-foundation's URLSession makes its timeout error with no user
+  /// info at all; the mock follows Apple's, which carries more and costs nothing.)
+  init(timedOutFor request: URLRequest) {
+    self.init(.timedOut, for: request, description: "The request timed out.")
   }
 }
