@@ -30,6 +30,18 @@ import Foundation
 /// > executor afterwards. To wait until such a task has issued its next request, use
 /// > ``URLSessionMock``'s `waitForRequests(count:timeout:)`; to wait until code under test has
 /// > started sleeping before you advance, use ``waitForSleepers(count:timeout:fileID:filePath:line:column:)``.
+///
+/// > Important: Advancing before the code under test has registered its sleep is the classic
+/// > trap: `let call = Task { try await client.fetch() }` followed at once by
+/// > `await clock.advance(by: .seconds(1))` usually advances first, the sleep then waits for a
+/// > time nobody will ever advance to, and `try await call.value` never returns. The clock
+/// > watches for this: when a sleep or a delayed delivery has been waiting for ``stallTimeout``
+/// > of real time (5 seconds unless you pass another limit to
+/// > ``init(stallTimeout:fileID:filePath:line:column:)``) and nothing has advanced the clock,
+/// > it reports a test failure at the line that created the clock, naming the fix
+/// > (``waitForSleepers(count:timeout:fileID:filePath:line:column:)`` before `advance`, or
+/// > ``run()``), and ends what was waiting: a sleep throws `CancellationError`, a mock delivery
+/// > fails with `URLError(.timedOut)`. The test then finishes instead of hanging.
 public final class VirtualClock: Clock, Sendable {
 
   /// A point in virtual time: a duration since the clock's zero.
@@ -63,8 +75,21 @@ public final class VirtualClock: Clock, Sendable {
 
   /// Work due at a deadline: a mock delivery, or a sleeping Swift task to resume.
   enum Work {
-    case action(@Sendable () -> Void)
+    case action(ScheduledAction)
     case sleeper(CheckedContinuation<Void, any Error>)
+  }
+
+  /// A mock delivery's work. A class, so that an entry stays two words smaller than its two
+  /// closures: the queue moves entries on every insert and removal.
+  final class ScheduledAction: Sendable {
+    let run: @Sendable () -> Void
+    /// Runs instead of `run` when the stall watchdog ends the work.
+    let onStall: (@Sendable () -> Void)?
+
+    init(run: @escaping @Sendable () -> Void, onStall: (@Sendable () -> Void)?) {
+      self.run = run
+      self.onStall = onStall
+    }
   }
 
   private struct Entry {
@@ -77,7 +102,39 @@ public final class VirtualClock: Clock, Sendable {
   private enum SleepStart {
     case cancelled
     case elapsed
-    case enqueued(wakingWaiters: [CheckedContinuation<Void, any Error>])
+    case enqueued(wakingWaiters: [CheckedContinuation<Void, any Error>], arming: Arming?)
+  }
+
+  /// A watchdog timer to start: its generation, and the real time it first checks at.
+  private struct Arming {
+    var generation: UInt64
+    var checkAt: Duration
+  }
+
+  /// The stall watchdog's fields. It never touches the queue's order; it only reads the
+  /// queue, and on a stall empties it.
+  private struct Watchdog {
+    /// Real time (see `StallWatchdog.TimeSource`) of the last progress: an `advance` or `run`
+    /// ending, or the queue going from empty to non-empty.
+    var lastProgress: Duration = .zero
+    /// Calls of `advance` or `run` under way; while there are any, nothing is stalled.
+    var advancing = 0
+    /// Whether a timer task is running (at most one per clock).
+    var armed = false
+    /// Counts timers started, so that a finished timer's handle is never stored.
+    var generation: UInt64 = 0
+    var timer: Task<Void, Never>?
+    /// How many times the watchdog has ended stalled work.
+    var firings = 0
+  }
+
+  /// What the watchdog found when its timer woke.
+  private enum WatchdogCheck {
+    case idle
+    /// `confirming` when the limit has passed and the next check ends the work unless
+    /// something advances the clock meanwhile.
+    case checkAgain(at: Duration, confirming: Bool)
+    case stalled([Entry], StallWatchdog.Snapshot)
   }
 
   private struct SleeperWaiter {
@@ -95,6 +152,7 @@ public final class VirtualClock: Clock, Sendable {
     /// was cancelled in that gap (then they end at once instead of waiting).
     var startingSleeps: [UInt64: Bool] = [:]
     var sleeperWaiters: [ObjectIdentifier: SleeperWaiter] = [:]
+    var watchdog = Watchdog()
 
     var sleeperCount: Int {
       queue.reduce(0) { count, entry in
@@ -135,8 +193,54 @@ public final class VirtualClock: Clock, Sendable {
 
   private let state = Locked(State())
 
+  /// How long of real time a sleep or delivery may wait while nothing advances the clock
+  /// before the clock reports a stall and ends what is waiting; `nil` when the check is off.
+  public let stallTimeout: Duration?
+  private let site: CallSite
+  private let reporter: FailureReporter
+  private let realTime: StallWatchdog.TimeSource
+
   /// Creates a clock at time zero with nothing scheduled.
-  public init() {}
+  ///
+  /// `stallTimeout` is the watchdog's limit: when a sleep or a mock delivery has been waiting on
+  /// the clock for that long of real time and nothing has advanced it (no ``advance(by:)``,
+  /// ``advance(to:)`` or ``run()``), the clock reports a test failure at the line that created
+  /// it, saying what is waiting and how to fix the test, and ends the waiting work: sleeps throw
+  /// `CancellationError`, mock deliveries fail with `URLError(.timedOut)`. Time while nothing is
+  /// waiting never counts, and before it ends anything the watchdog gives the test a short grace
+  /// (a fifth of the limit, at most 1 second) in case it was only starved of CPU. Pass `nil` to
+  /// turn the check off.
+  ///
+  /// ```swift
+  /// let clock = VirtualClock()                          // stalls are reported after 5 s
+  /// let patient = VirtualClock(stallTimeout: .seconds(60))
+  /// let unwatched = VirtualClock(stallTimeout: nil)
+  /// ```
+  public convenience init(
+    stallTimeout: Duration? = .seconds(5), fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) {
+    self.init(
+      stallTimeout: stallTimeout, realTime: ContinuousClock(), fileID: fileID,
+      filePath: filePath, line: line, column: column)
+  }
+
+  /// Creates a clock whose watchdog measures "real time" on `realTime`, so that a test can move
+  /// the watchdog's time deterministically (with another `VirtualClock`).
+  package init<C: Clock>(
+    stallTimeout: Duration?, realTime: C, fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) where C.Duration == Duration {
+    self.stallTimeout = stallTimeout.map { max($0, .zero) }
+    site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    reporter = FailureReporter()
+    self.realTime = StallWatchdog.TimeSource(realTime)
+  }
+
+  deinit {
+    // The timer holds the clock weakly; stop it now rather than when it next wakes.
+    state.withLock { $0.watchdog.timer }?.cancel()
+  }
 
   /// The current virtual time.
   public var now: Instant {
@@ -169,6 +273,16 @@ public final class VirtualClock: Clock, Sendable {
       return id
     }
     guard let id else { return }
+    do {
+      try await sleep(id: id, until: deadline)
+    } catch let stalled as StallWatchdog.Stalled {
+      // Reported here, in the sleeper's own task: it carries the test's context.
+      if let report = stalled.report { reporter.fail(report, at: site) }
+      throw CancellationError()
+    }
+  }
+
+  private func sleep(id: UInt64, until deadline: Instant) async throws {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
@@ -176,13 +290,16 @@ public final class VirtualClock: Clock, Sendable {
           if state.startingSleeps.removeValue(forKey: id) == true { return .cancelled }
           // Time may have reached the deadline since it was checked: then the sleep is over.
           if state.now >= deadline { return .elapsed }
-          state.insert(Entry(deadline: deadline, id: id, work: .sleeper(continuation)))
-          return .enqueued(wakingWaiters: state.satisfiedSleeperWaiters())
+          let arming = enqueue(
+            Entry(deadline: deadline, id: id, work: .sleeper(continuation)), in: &state)
+          return .enqueued(wakingWaiters: state.satisfiedSleeperWaiters(), arming: arming)
         }
         switch outcome {
         case .cancelled: continuation.resume(throwing: CancellationError())
         case .elapsed: continuation.resume()
-        case .enqueued(let waiters): for waiter in waiters { waiter.resume() }
+        case .enqueued(let waiters, let arming):
+          if let arming { startWatchdog(arming) }
+          for waiter in waiters { waiter.resume() }
         }
       }
     } onCancel: {
@@ -216,6 +333,8 @@ public final class VirtualClock: Clock, Sendable {
   ///
   /// Time never moves backwards: a deadline in the past does nothing.
   public func advance(to deadline: Instant) async {
+    beginProgress()
+    defer { endProgress() }
     while let entry = takeNext(dueBy: deadline) {
       perform(entry.work)
     }
@@ -226,6 +345,8 @@ public final class VirtualClock: Clock, Sendable {
   /// Work that schedules more work keeps it running; code that schedules new work forever
   /// (a polling loop) never lets it return.
   public func run() async {
+    beginProgress()
+    defer { endProgress() }
     while let entry = takeNext(dueBy: nil) {
       perform(entry.work)
     }
@@ -275,12 +396,22 @@ public final class VirtualClock: Clock, Sendable {
 
   /// Schedules `action` to run `delay` after the current time (read in the same critical region);
   /// returns an id to cancel it with.
-  func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
-    state.withLock { state in
+  ///
+  /// If the stall watchdog ends the work instead (nothing advanced the clock for
+  /// ``stallTimeout``), `action` never runs and `onStall` runs in its place, outside the lock.
+  func schedule(
+    after delay: Duration, onStall: (@Sendable () -> Void)? = nil,
+    _ action: @escaping @Sendable () -> Void
+  ) -> UInt64 {
+    let (id, arming) = state.withLock { state -> (UInt64, Arming?) in
       let id = state.makeID()
-      state.insert(Entry(deadline: state.now.advanced(by: delay), id: id, work: .action(action)))
-      return id
+      let entry = Entry(
+        deadline: state.now.advanced(by: delay), id: id,
+        work: .action(ScheduledAction(run: action, onStall: onStall)))
+      return (id, enqueue(entry, in: &state))
     }
+    if let arming { startWatchdog(arming) }
+    return id
   }
 
   /// Removes scheduled work; returns whether it was still pending.
@@ -306,8 +437,142 @@ public final class VirtualClock: Clock, Sendable {
 
   private func perform(_ work: Work) {
     switch work {
-    case .action(let action): action()
+    case .action(let action): action.run()
     case .sleeper(let continuation): continuation.resume()
+    }
+  }
+
+  // MARK: - The stall watchdog (real time; never part of the ordering above)
+
+  /// Whether a watchdog timer is running for this clock.
+  package var isWatchdogArmed: Bool {
+    state.withLock { $0.watchdog.armed }
+  }
+
+  /// How many times the watchdog has found the clock stalled and ended its waiting work.
+  package var watchdogFirings: Int {
+    state.withLock { $0.watchdog.firings }
+  }
+
+  /// Inserts `entry`; when it makes an empty queue busy, that counts as progress, and if no
+  /// timer is running, returns the one to start (after leaving the lock).
+  private func enqueue(_ entry: Entry, in state: inout State) -> Arming? {
+    let wasIdle = state.queue.isEmpty
+    state.insert(entry)
+    guard wasIdle, let stallTimeout else { return nil }
+    let now = realTime.now()
+    state.watchdog.lastProgress = now
+    guard !state.watchdog.armed else { return nil }
+    state.watchdog.armed = true
+    state.watchdog.generation += 1
+    return Arming(generation: state.watchdog.generation, checkAt: now + stallTimeout)
+  }
+
+  private func beginProgress() {
+    guard stallTimeout != nil else { return }
+    state.withLock { $0.watchdog.advancing += 1 }
+  }
+
+  private func endProgress() {
+    guard stallTimeout != nil else { return }
+    let now = realTime.now()
+    state.withLock { state in
+      state.watchdog.advancing -= 1
+      state.watchdog.lastProgress = now
+    }
+  }
+
+  /// Starts the clock's one timer task. It holds the clock weakly, sleeps in real time until
+  /// the next moment a stall could be due, and ends when the queue is empty or the clock is gone.
+  ///
+  /// It is an unstructured `Task`, so it inherits the task-locals of the code that made the
+  /// queue busy (under Swift Testing, the current test).
+  private func startWatchdog(_ arming: Arming) {
+    let realTime = realTime
+    let timer = Task { [weak self] in
+      var checkAt = arming.checkAt
+      var confirming = false
+      while true {
+        do { try await realTime.sleep(checkAt) } catch { return }
+        guard let clock = self else { return }
+        let now = realTime.now()
+        switch clock.checkForStall(at: now, lateBy: now - checkAt, confirming: confirming) {
+        case .idle:
+          return
+        case .checkAgain(let next, let confirm):
+          checkAt = next
+          confirming = confirm
+        case .stalled(let entries, let snapshot):
+          clock.end(entries, snapshot)
+          return
+        }
+      }
+    }
+    state.withLock { state in
+      // A timer that has already found the queue empty has disarmed itself: keep no handle.
+      if state.watchdog.armed && state.watchdog.generation == arming.generation {
+        state.watchdog.timer = timer
+      }
+    }
+  }
+
+  /// Decides, at real time `now`, whether the waiting work is stalled.
+  ///
+  /// The limit passing is not enough: the timer first waits a short grace (a fifth of the
+  /// limit, at most 1 s) and ends the work only if nothing advanced the clock meanwhile and
+  /// that second wake-up came on time. A timer that wakes late was starved of CPU, and so may
+  /// the test have been (parallel tests on a loaded machine); then the test gets another grace.
+  private func checkForStall(at now: Duration, lateBy late: Duration, confirming: Bool)
+    -> WatchdogCheck
+  {
+    guard let stallTimeout else { return .idle }
+    let grace = min(stallTimeout / 5, .seconds(1))
+    return state.withLock { state -> WatchdogCheck in
+      guard !state.queue.isEmpty else {
+        state.watchdog.armed = false
+        state.watchdog.timer = nil
+        return .idle
+      }
+      // An advance under way, or a test waiting for sleepers, is progress about to happen.
+      if state.watchdog.advancing > 0 || !state.sleeperWaiters.isEmpty {
+        return .checkAgain(at: now + stallTimeout, confirming: false)
+      }
+      let due = state.watchdog.lastProgress + stallTimeout
+      guard now >= due else { return .checkAgain(at: due, confirming: false) }
+      guard confirming, late <= grace else { return .checkAgain(at: now + grace, confirming: true) }
+      let entries = state.queue
+      state.queue.removeAll()
+      state.watchdog.firings += 1
+      state.watchdog.armed = false
+      state.watchdog.timer = nil
+      var snapshot = StallWatchdog.Snapshot(
+        now: state.now, sleepDeadlines: [], deliveryDeadlines: [], timeout: stallTimeout)
+      for entry in entries {
+        switch entry.work {
+        case .sleeper: snapshot.sleepDeadlines.append(entry.deadline)
+        case .action: snapshot.deliveryDeadlines.append(entry.deadline)
+        }
+      }
+      return .stalled(entries, snapshot)
+    }
+  }
+
+  /// Ends stalled work, outside the lock. The report is made once: by the earliest sleeper from
+  /// its own task (which carries the test's context), or, when only deliveries were waiting,
+  /// here with the reporter captured when the clock was created.
+  private func end(_ entries: [Entry], _ snapshot: StallWatchdog.Snapshot) {
+    var report: String? = StallWatchdog.report(snapshot)
+    if snapshot.sleepDeadlines.isEmpty, let message = report {
+      reporter.fail(message, at: site)
+    }
+    for entry in entries {
+      if case .sleeper(let continuation) = entry.work {
+        continuation.resume(throwing: StallWatchdog.Stalled(report: report))
+        report = nil
+      }
+    }
+    for entry in entries {
+      if case .action(let action) = entry.work { action.onStall?() }
     }
   }
 }

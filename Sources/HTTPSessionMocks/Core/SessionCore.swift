@@ -274,9 +274,14 @@ final class SessionCore: Sendable {
     let (answer, delay) =
       timesOut ? (Answer(error: URLError(timedOutFor: request)), timeout) : (answer, delay)
     if scheduler.runsInRealTimeByDefault { warnAboutRealTime(delay, site: stub?.site ?? ownerSite) }
-    let undo = scheduler.schedule(after: delay) { [self] in
-      complete(task, with: answer, stub: stub, yieldingToCancel: true)
-    }
+    let undo = scheduler.schedule(
+      after: delay,
+      onStall: { [self] in
+        let stalled = "URLSessionMock: nothing advanced the VirtualClock to this answer"
+        let error = URLError(.timedOut, for: request, description: stalled)
+        complete(task, with: Answer(error: error), stub: stub, yieldingToCancel: true)
+      },
+      { [self] in complete(task, with: answer, stub: stub, yieldingToCancel: true) })
     guard let undo else {
       reporter.fail(
         "\(request.summary) is answered after \(delay) on a VirtualClock that no longer exists, "

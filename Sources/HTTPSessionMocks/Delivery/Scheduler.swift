@@ -24,14 +24,16 @@ struct Scheduler: Sendable {
   }
 
   /// Runs `work` after `delay`; returns what undoes it, or `nil` when the clock is a virtual
-  /// clock that no longer exists (then `work` never runs).
-  func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void)
-    -> (@Sendable () -> Void)?
-  {
+  /// clock that no longer exists (then `work` never runs). On a virtual clock whose stall
+  /// watchdog ends the work (nothing advanced it), `onStall` runs instead of `work`.
+  func schedule(
+    after delay: Duration, onStall: (@Sendable () -> Void)? = nil,
+    _ work: @escaping @Sendable () -> Void
+  ) -> (@Sendable () -> Void)? {
     switch kind {
     case .virtual(let box):
       guard let clock = box.object else { return nil }
-      let id = clock.schedule(after: delay, work)
+      let id = clock.schedule(after: delay, onStall: onStall, work)
       return { [weak clock] in clock?.cancelScheduled(id) }
     case .other(let clock):
       let timer = Task {

@@ -390,7 +390,9 @@ struct LifecycleModel {
 /// the handler ran.
 final class ModelRecorder: Sendable {
   private struct Log {
-    var tasks: [Int: MockTask] = [:]
+    /// Weak: each task's handler holds the recorder, so a strong reference here would be a
+    /// cycle that keeps a never-finished task, its double and the double's clock alive.
+    var tasks: [Int: WeakRef] = [:]
     var outcomes: [Int: [DeliveredOutcome]] = [:]
     var order: [Int] = []
     var statesInHandler: [Int: [URLSessionTask.State]] = [:]
@@ -399,13 +401,13 @@ final class ModelRecorder: Sendable {
   private let log = Shared(Log())
 
   func register(_ task: MockTask, as index: Int) {
-    log.withLock { $0.tasks[index] = task }
+    log.withLock { $0.tasks[index] = WeakRef(task, "t\(index)") }
   }
 
   func handler(_ index: Int) -> @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
     { data, response, error in
       // Reading the state takes the double's lock: a handler run under it would deadlock here.
-      let state = self.log.withLock { $0.tasks[index] }?.state
+      let state = (self.log.withLock { $0.tasks[index] }?.object as? MockTask)?.state
       self.log.withLock { log in
         log.outcomes[index, default: []].append(
           DeliveredOutcome(data: data, response: response, error: error))
