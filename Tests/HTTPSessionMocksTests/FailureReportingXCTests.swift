@@ -191,6 +191,11 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
 #endif
 
 /// Under Swift Testing the same failures are issues, at the test's own line.
+///
+/// These are the suite's deliberate end-to-end checks of the real routing to `Issue.record`: with
+/// the sample client's test of a mistyped request they make the 6 + 1 known issues that the
+/// README's "Try it" and `.ci/run` expect. Every other failure-path test reads reports through
+/// `withCapturedReports` (see `Support/ReportExpectations.swift`) and records no issue.
 @Suite struct FailureReportingTests {
   private let url = URL(string: "https://api.example.com/users/octocat")!
 
@@ -234,6 +239,42 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       return issueComment(issue).contains("No stub matches")
     }
     #expect(count.values.count == 2)
+  }
+
+  @Test func aFailureOnTheMocksOwnTimerTaskIsAnIssueOfTheTestThatMadeTheMock() async throws {
+    // A real-time delay (a millisecond, on the clock given explicitly, so no warning): the answer
+    // is delivered by the mock's timer task, not by the test's task. The handler then asks for a
+    // URL no stub matches, so the failure is found on that task and must still reach this test.
+    let (mock, mockLine) = (URLSessionMock(clock: ContinuousClock()), #line)
+    mock.stub(.get("/users/octocat"), with: .status(200).delayed(by: .milliseconds(1)))
+    let unmatched = URL(string: "https://api.example.com/users/hubot")!
+    let received = Received<URLError.Code?>()
+    try await withKnownIssue {
+      mock.dataTask(with: url) { _, _, _ in
+        mock.dataTask(with: unmatched) { _, _, error in
+          received.append((error as? URLError)?.code)
+        }.resume()
+      }.resume()
+      try await mock.waitForRequests(count: 2)
+    } matching: { issue in
+      issueComment(issue).contains("No stub matches GET \(unmatched.absoluteString)")
+        && issue.sourceLocation?.line == mockLine
+    }
+    #expect(received.values == [.resourceUnavailable])
+  }
+
+  @Test func aDelayWithoutAClockIsAWarningAtTheStubsLine() {
+    let mock = URLSessionMock()
+    let stubLine = #line + 1
+    mock.stub(.get("/users/octocat"), with: .status(200).delayed(by: .seconds(30)))
+    let task = mock.dataTask(with: url) { _, _, _ in }
+    withKnownIssue {
+      task.resume()
+    } matching: { issue in
+      issue.severity == .warning && issue.sourceLocation?.line == stubLine
+        && issueComment(issue).contains("delayed by 30.0 seconds of real time")
+    }
+    task.cancel()
   }
 
   @Test func passingChecksRecordNoIssue() {

@@ -54,15 +54,15 @@ import Testing
     let mock = URLSessionMock()
     let line = #line + 1
     mock.stub(.get("/ratio"), with: .json(["ratio": Double.nan]))
-    withKnownIssue {
+    expectReport {
       let result = route(mock, "GET", "https://e.com/ratio")
       #expect(result.urlErrorCode == .resourceUnavailable)
       #expect(result.response == nil)
-    } matching: { issue in
-      let text = issueComment(issue)
+    } matching: { report in
+      let text = report.message
       return text.contains("The stub registered here cannot answer GET https://e.com/ratio")
         && text.contains("The value for .json(...) cannot be encoded as JSON")
-        && issue.sourceLocation?.line == line
+        && report.line == line
     }
   }
 
@@ -76,10 +76,10 @@ import Testing
   @Test func jsonObjectThatJSONCannotRepresentFailsWhenUsed() {
     let mock = URLSessionMock()
     mock.stub(.get("/when"), with: .jsonObject(["when": Date(timeIntervalSince1970: 0)]))
-    withKnownIssue {
+    expectReport {
       #expect(route(mock, "GET", "https://e.com/when").urlErrorCode == .resourceUnavailable)
-    } matching: { issue in
-      let text = issueComment(issue)
+    } matching: { report in
+      let text = report.message
       return text.contains("The object for .jsonObject(...) cannot be represented as JSON")
         && text.contains("Dictionary<String, Date>")
     }
@@ -124,16 +124,16 @@ import Testing
     let mock = URLSessionMock()
     let line = #line + 1
     mock.stub(.get("/users"), with: .file("Fixtures/missing.json", in: .module))
-    withKnownIssue {
+    expectReport {
       let result = route(mock, "GET", "https://e.com/users")
       #expect(result.urlErrorCode == .resourceUnavailable)
       #expect(result.data == nil)
-    } matching: { issue in
-      let text = issueComment(issue)
+    } matching: { report in
+      let text = report.message
       return text.contains("The fixture file \"Fixtures/missing.json\" could not be read from ")
         && text.contains("/Fixtures/missing.json.")
         && text.contains("is a resource of the test target")
-        && issue.sourceLocation?.line == line
+        && report.line == line
     }
   }
 
@@ -239,22 +239,22 @@ import Testing
   }
 
   @Test func aStatusOutsideHTTPsRangeFailsWhenUsed() {
-    withKnownIssue {
+    expectReport {
       let result = answer(.status(-1))
       #expect(result.urlErrorCode == .resourceUnavailable)
       #expect(result.response == nil)
-    } matching: { issue in
-      issueComment(issue).contains("-1 is not an HTTP status code")
+    } matching: { report in
+      report.message.contains("-1 is not an HTTP status code")
     }
   }
 
   @Test func aMultiLineBodyStaysOnOneLineOfTheReport() {
     let mock = URLSessionMock()
     mock.stub(.post("/other"), with: .status(200))
-    withKnownIssue {
+    expectReport {
       _ = route(mock, routingRequest("POST", "https://e.com/items", body: Data("a\nb".utf8)))
-    } matching: { issue in
-      issueComment(issue).contains(#"body: "a\nb""#)
+    } matching: { report in
+      report.message.contains(#"body: "a\nb""#)
     }
   }
 }

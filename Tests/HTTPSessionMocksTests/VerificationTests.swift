@@ -67,11 +67,11 @@ import Testing
   @Test func failedVerifyReturnsFalseAndFailsAtTheCallersLine() {
     let mock = mockThatSent([("GET", "https://e.com/a")])
     let line = #line + 2
-    withKnownIssue {
+    expectReport {
       #expect(!mock.verify(.get("/a"), called: .exactly(2)))
-    } matching: { issue in
-      issue.sourceLocation?.line == line
-        && issue.sourceLocation?.fileID == "HTTPSessionMocksTests/VerificationTests.swift"
+    } matching: { report in
+      report.line == line
+        && report.fileID == "HTTPSessionMocksTests/VerificationTests.swift"
     }
   }
 
@@ -81,7 +81,7 @@ import Testing
       ("POST", "https://e.com/users/octocat"),
       ("GET", "https://e.com/users/octocat/"),
     ])
-    let messages = knownIssueComments { mock.verify(.get("/users/octocat")) }
+    let messages = reportMessages { mock.verify(.get("/users/octocat")) }
     #expect(
       messages == [
         """
@@ -104,7 +104,7 @@ import Testing
       ("GET", "https://e.com/users/ada"),
       ("GET", "https://e.com/users/octocat"),
     ])
-    let message = try #require(knownIssueComments { mock.verify(.get("/users/octocat")) }.first)
+    let message = try #require(reportMessages { mock.verify(.get("/users/octocat")) }.first)
     #expect(
       message.hasPrefix(
         "Expected GET /users/octocat to be called once, but it was called 2 times.\n"))
@@ -123,7 +123,7 @@ import Testing
   @Test func failedNeverVerifyReadsNaturally() throws {
     let mock = mockThatSent([("DELETE", "https://e.com/users/octocat")])
     let message = try #require(
-      knownIssueComments { mock.verify(.delete("/users/{login}"), called: .never) }.first)
+      reportMessages { mock.verify(.delete("/users/{login}"), called: .never) }.first)
     #expect(
       message.hasPrefix(
         "Expected DELETE /users/{login} never to be called, but it was called 1 time.\n"))
@@ -136,7 +136,7 @@ import Testing
       mock, "POST", "https://e.com/items", headers: ["Content-Type": "application/json"],
       body: Data(#"{"count":3}"#.utf8))
     let message = try #require(
-      knownIssueComments { mock.verify(.post("/items").jsonBody(["count": 2])) }.first)
+      reportMessages { mock.verify(.post("/items").jsonBody(["count": 2])) }.first)
     #expect(
       message.contains(
         """
@@ -151,14 +151,14 @@ import Testing
     let mock = URLSessionMock(status: 200)
     let body = "a" + String(repeating: "é", count: 150)
     route(mock, "POST", "https://e.com/notes", body: Data(body.utf8))
-    let message = try #require(knownIssueComments { mock.verify(.get("/notes")) }.first)
+    let message = try #require(reportMessages { mock.verify(.get("/notes")) }.first)
     #expect(message.contains(#"body: "a"# + String(repeating: "é", count: 59) + #"…" (301 bytes)"#))
     #expect(!message.contains("binary"))
   }
 
   @Test func failedVerifyWithNoRequestsSaysSo() {
     let mock = URLSessionMock()
-    let messages = knownIssueComments { mock.verify(.get("/a"), called: .atLeast(1)) }
+    let messages = reportMessages { mock.verify(.get("/a"), called: .atLeast(1)) }
     #expect(
       messages == [
         "Expected GET /a to be called at least 1 time, but it was called 0 times.\n"
@@ -168,7 +168,7 @@ import Testing
 
   @Test func failedVerifyListsEveryRequest() throws {
     let mock = mockThatSent((0..<12).map { ("GET", "https://e.com/items/\($0)") })
-    let message = try #require(knownIssueComments { mock.verify(.get("/users")) }.first)
+    let message = try #require(reportMessages { mock.verify(.get("/users")) }.first)
     for number in 0..<12 {
       #expect(message.contains("  \(number + 1). GET https://e.com/items/\(number)\n"))
     }
@@ -208,7 +208,7 @@ import Testing
     let second = #line + 1
     mock.stub(.post("/also-never").header("Authorization"), with: .status(201))
     route(mock, "GET", "https://e.com/used")
-    let messages = knownIssueComments { #expect(!mock.verifyAllStubsUsed()) }
+    let messages = reportMessages { #expect(!mock.verifyAllStubsUsed()) }
     let file = "HTTPSessionMocksTests/VerificationTests.swift"
     #expect(
       messages == [
@@ -227,10 +227,10 @@ import Testing
     let mock = URLSessionMock()
     mock.stub(.get("/never"), with: .status(200))
     let line = #line + 2
-    withKnownIssue {
+    expectReport {
       mock.verifyAllStubsUsed()
-    } matching: { issue in
-      issue.sourceLocation?.line == line
+    } matching: { report in
+      report.line == line
     }
   }
 
@@ -252,10 +252,10 @@ import Testing
   @Test func verifyInOrderExplainsARequestThatCameTooEarly() {
     let mock = mockThatSent([("GET", "https://e.com/first"), ("GET", "https://e.com/second")])
     let line = #line + 2
-    withKnownIssue {
+    expectReport {
       #expect(!mock.verifyInOrder([.get("/second"), .get("/first")]))
-    } matching: { issue in
-      issueComment(issue) == """
+    } matching: { report in
+      report.message == """
         Expected requests in this order:
           1. GET /second
           2. GET /first
@@ -266,13 +266,13 @@ import Testing
           2. GET https://e.com/second
 
         """
-        && issue.sourceLocation?.line == line
+        && report.line == line
     }
   }
 
   @Test func verifyInOrderExplainsARequestThatWasNeverSent() {
     let mock = mockThatSent([("GET", "https://e.com/first")])
-    let messages = knownIssueComments { mock.verifyInOrder([.post("/login"), .get("/first")]) }
+    let messages = reportMessages { mock.verifyInOrder([.post("/login"), .get("/first")]) }
     #expect(messages.count == 1)
     #expect(
       messages.first?.contains("but no request matched POST /login.\nSent requests:\n") == true)
@@ -280,7 +280,7 @@ import Testing
 
   @Test func verifyInOrderNeedsAsManyRequestsAsSteps() {
     let mock = mockThatSent([("POST", "https://e.com/login")])
-    let messages = knownIssueComments {
+    let messages = reportMessages {
       mock.verifyInOrder([.post("/login"), .post("/login")])
     }
     #expect(
@@ -316,20 +316,20 @@ import Testing
     route(spy, "GET", "https://e.com/users/ada")
     route(spy, "GET", "https://e.com/me")
     let line = #line + 2
-    withKnownIssue {
+    expectReport {
       #expect(!spy.verify(.get("/users/octocat")))
-    } matching: { issue in
-      let text = issueComment(issue)
+    } matching: { report in
+      let text = report.message
       return text.hasPrefix(
         "Expected GET /users/octocat to be called once, but it was called 0 times.\n"
           + "Sent requests, closest first:\n  1. GET https://e.com/users/ada\n")
         && text.contains("  2. GET https://e.com/me\n")
-        && issue.sourceLocation?.line == line
+        && report.line == line
     }
-    withKnownIssue {
+    expectReport {
       #expect(!spy.verifyInOrder([.get("/me"), .get("/users/ada")]))
-    } matching: { issue in
-      issueComment(issue).contains("(it matches request 1, which came too early)")
+    } matching: { report in
+      report.message.contains("(it matches request 1, which came too early)")
     }
   }
 }

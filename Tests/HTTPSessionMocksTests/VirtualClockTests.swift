@@ -259,15 +259,15 @@ import Testing
 
   @Test func waitForSleepersReportsATimeout() async {
     let clock = VirtualClock()
-    await withKnownIssue {
+    await expectReport {
       do {
         try await clock.waitForSleepers(count: 1, timeout: .milliseconds(50))
         Issue.record("waitForSleepers returned with nobody asleep")
       } catch {
         #expect(error is WaitTimeoutError)
       }
-    } matching: { issue in
-      issueComment(issue).contains("Expected 1 sleep(s) on the VirtualClock, but 0 were waiting")
+    } matching: { report in
+      report.message.contains("Expected 1 sleep(s) on the VirtualClock, but 0 were waiting")
     }
   }
 

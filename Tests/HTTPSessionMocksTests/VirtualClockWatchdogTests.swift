@@ -32,7 +32,7 @@ import Testing
     // The code under test does some work (its first request) before it sleeps; the gate holds
     // it there until the test has advanced, which is the order that hangs.
     let gate = AsyncStream<Void>.makeStream()
-    await withKnownIssue {
+    await expectReport {
       let call = Task {
         for await _ in gate.stream { break }
         try await clock.sleep(for: .seconds(1))
@@ -42,9 +42,9 @@ import Testing
       gate.continuation.yield()
       let result = await call.result
       #expect(throws: CancellationError.self) { try result.get() }
-    } matching: { issue in
-      let comment = issueComment(issue)
-      return issue.sourceLocation?.line == line
+    } matching: { report in
+      let comment = report.message
+      return report.line == line
         && comment.contains("1 sleep (due at \(Instant(offset: .seconds(2))))")
         && comment.contains("virtual time is \(Instant(offset: .seconds(1)))")
         && comment.contains("before the code under test had started its sleep")
@@ -61,7 +61,7 @@ import Testing
     let realTime = VirtualClock(stallTimeout: nil)
     let clock = VirtualClock(stallTimeout: .seconds(5), realTime: realTime)
     let reports = Shared(0)
-    try await withKnownIssue {
+    try await expectReport {
       let sleepers = (1...3).map { seconds in
         Task { try await clock.sleep(for: .seconds(seconds)) }
       }
@@ -75,8 +75,8 @@ import Testing
         let result = await sleeper.result
         #expect(throws: CancellationError.self) { try result.get() }
       }
-    } matching: { issue in
-      let comment = issueComment(issue)
+    } matching: { report in
+      let comment = report.message
       let matches =
         comment.contains("3 sleeps (due at 1.0 seconds, 2.0 seconds, 3.0 seconds)")
         && comment.contains("waitForSleepers(count: 3)")
@@ -93,12 +93,12 @@ import Testing
     let (clock, line) = (VirtualClock(stallTimeout: .milliseconds(50)), #line)
     let mock = delayedMock(.seconds(30), on: clock)
     let seen = Deliveries()
-    await withKnownIssue {
+    await expectReport {
       mock.dataTask(with: url, completionHandler: seen.handler).resume()
       await seen.waitForCount(1)  // the test never advances the clock
-    } matching: { issue in
-      let comment = issueComment(issue)
-      return issue.sourceLocation?.line == line
+    } matching: { report in
+      let comment = report.message
+      return report.line == line
         && comment.contains("1 scheduled mock delivery (due at \(Instant(offset: .seconds(30))))")
         && comment.contains("the delivery fails with URLError(.timedOut)")
         && comment.contains("`await clock.run()`")
@@ -115,12 +115,12 @@ import Testing
     let clock = VirtualClock(stallTimeout: .milliseconds(50))
     let mock = delayedMock(.seconds(30), on: clock)
     let url = url
-    await withKnownIssue {
+    await expectReport {
       await #expect { _ = try await mock.data(from: url) } throws: { error in
         (error as? URLError)?.code == .timedOut
       }
-    } matching: { issue in
-      issueComment(issue).contains("the delivery fails with URLError(.timedOut)")
+    } matching: { report in
+      report.message.contains("the delivery fails with URLError(.timedOut)")
     }
   }
 
@@ -131,7 +131,7 @@ import Testing
     let clock = VirtualClock(stallTimeout: .seconds(5), realTime: realTime)
     let mock = delayedMock(.seconds(100), on: clock)
     let seen = Deliveries()
-    try await withKnownIssue {
+    try await expectReport {
       mock.dataTask(with: url, completionHandler: seen.handler).resume()
       #expect(clock.isWatchdogArmed)
       // 40 s of the watchdog's time, with an advance every 4 s: never 5 s without progress.
@@ -154,8 +154,8 @@ import Testing
       #expect(clock.watchdogFirings == 1)
       #expect(seen.first?.urlError?.code == .timedOut)
       #expect(clock.now == Instant(offset: .seconds(10)))
-    } matching: { issue in
-      issueComment(issue).contains("nothing advanced it for 5.0 seconds of real time")
+    } matching: { report in
+      report.message.contains("nothing advanced it for 5.0 seconds of real time")
     }
   }
 

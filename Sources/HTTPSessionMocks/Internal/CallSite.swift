@@ -15,12 +15,14 @@ struct CallSite: Sendable, CustomStringConvertible {
     self.staticFilePath = filePath
   }
 
-  init(fileID: String, filePath: String, line: Int, column: Int) {
+  init(
+    fileID: String, filePath: String, line: Int, column: Int, staticFilePath: StaticString? = nil
+  ) {
     self.fileID = fileID
     self.filePath = filePath
     self.line = line
     self.column = column
-    self.staticFilePath = nil
+    self.staticFilePath = staticFilePath
   }
 
   var description: String { "\(fileID):\(line)" }

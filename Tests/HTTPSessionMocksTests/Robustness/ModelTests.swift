@@ -480,8 +480,8 @@ final class LifecycleHarness {
     case 62..<80: return .advance(250 * random.int(in: -1...8))
     case 80..<84: return .runClock
     case 84..<94:
-      // Mostly a pending task; now and then one the spy must refuse (each refusal is a known
-      // issue in the test log, so they are kept rare here and covered by their own test).
+      // Mostly a pending task; now and then one the spy must refuse (refusals are also covered
+      // by their own test).
       if !model.manualPending.isEmpty && random.chance(97) {
         return .complete(
           random.pick(model.manualPending), succeeds: random.chance(70), viaManualSpy: true)
@@ -542,19 +542,17 @@ final class LifecycleHarness {
       return
     }
     // The spy must refuse, and report the refusal naming the task.
-    let reported = Shared(0)
     var returned = true
-    withKnownIssue(isIntermittent: true) {
-      returned = spy.complete(task, with: response)
-    } matching: { issue in
-      let named = issueComment(issue).contains("Cannot complete task #\(task.taskIdentifier) ")
-      if named { reported.withLock { $0 += 1 } }
-      return named
+    let reports = capturedReports { returned = spy.complete(task, with: response) }
+    let named = reports.filter {
+      $0.severity == .failure
+        && $0.message.contains("Cannot complete task #\(task.taskIdentifier) ")
     }
     if returned { pending.append("complete t\(index) returned true; the model refuses it") }
-    if reported.current != 1 {
+    if named.count != 1 || reports.count != 1 {
       pending.append(
-        "complete t\(index) was refused with \(reported.current) matching reports, expected 1")
+        "complete t\(index) was refused with \(named.count) matching of \(reports.count) "
+          + "reports, expected 1: \(reports)")
     }
   }
 

@@ -77,28 +77,3 @@ func route(
 func issueComment(_ issue: Issue) -> String {
   issue.comments.map(\.rawValue).joined(separator: "\n")
 }
-
-/// Runs `body`, which must record at least one issue (or the test fails), and returns the
-/// comment of each issue it recorded, in order.
-func knownIssueComments(
-  sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void
-) -> [String] {
-  let log = IssueLog()
-  withKnownIssue(sourceLocation: sourceLocation) {
-    body()
-  } matching: { issue in
-    log.append(issueComment(issue))
-    return true
-  }
-  return log.all
-}
-
-/// Issue comments collected from `withKnownIssue`'s matcher, which may run on any thread.
-private final class IssueLog: @unchecked Sendable {
-  // @unchecked Sendable: `items` is read and written only under `lock`.
-  private let lock = NSLock()
-  private var items: [String] = []
-
-  func append(_ text: String) { lock.withLock { items.append(text) } }
-  var all: [String] { lock.withLock { items } }
-}

@@ -1,0 +1,95 @@
+import Foundation
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The package's own seam for looking at failure reports (`withCapturedReports`), which the
+/// failure-path tests use instead of recording real issues.
+@Suite struct ReportCaptureTests {
+  private let known = URL(string: "https://example.com/known")!
+  private let unknown = URL(string: "https://example.com/unknown")!
+
+  @Test func aReportOnTheScopesTaskIsCapturedWithItsSeverityAndLocation() throws {
+    let outside = URLSessionMock()  // made outside the scope: its report is still on this task
+    let verifyLine = #line + 2
+    let (passed, reports) = withCapturedReports {
+      outside.verify(.get("/never"), called: .once)
+    }
+    #expect(!passed)
+    #expect(reports.count == 1)
+    let report = try #require(reports.first)
+    #expect(report.severity == .failure)
+    #expect(report.message.hasPrefix("Expected GET /never to be called once"))
+    #expect(report.line == verifyLine)
+    #expect(report.fileID == #fileID)
+    #expect(report.filePath == #filePath)
+  }
+
+  @Test func aReportFromATaskWithoutTheScopeReachesTheScopeTheDoubleWasMadeIn() async {
+    // The clock is advanced on a detached task, which carries neither the test nor the scope:
+    // the delayed answer's handler makes an unmatched request there. Only the scope the mock
+    // was made in can see that report (sent to Swift Testing, it would reach no test).
+    let clock = VirtualClock()
+    let unknown = unknown
+    let (mockLine, reports) = await withCapturedReports {
+      let (mock, mockLine) = (URLSessionMock(clock: clock), #line)
+      mock.stub(.get("/known"), with: .status(200).delayed(by: .seconds(1)))
+      mock.dataTask(with: known) { _, _, _ in
+        mock.dataTask(with: unknown) { _, _, _ in }.resume()
+      }.resume()
+      await Task.detached { await clock.advance(by: .seconds(1)) }.value
+      return mockLine
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.hasPrefix("No stub matches GET \(unknown)") == true)
+    #expect(reports.first?.line == mockLine)
+  }
+
+  @Test func aWarningIsCapturedAsAWarning() {
+    let (_, reports) = withCapturedReports {
+      let mock = URLSessionMock(status: 200, delay: .seconds(3_600))
+      let task = mock.dataTask(with: known) { _, _, _ in }
+      task.resume()
+      task.cancel()
+    }
+    #expect(reports.map(\.severity) == [.warning])
+    #expect(reports.first?.message.contains("of real time") == true)
+  }
+
+  @Test func aDoubleMadeInAnEndedScopeReportsToTheScopeCurrentThen() {
+    let (_, outer) = withCapturedReports {
+      let (mock, inner) = withCapturedReports { URLSessionMock() }
+      #expect(inner.isEmpty)
+      route(mock, routingRequest("GET", unknown.absoluteString))
+    }
+    #expect(outer.count == 1)
+    #expect(outer.first?.message.hasPrefix("No stub matches GET \(unknown)") == true)
+  }
+
+  @Test func theReportsOfABodyThatThrowsGoOnToTheEnclosingScope() {
+    struct Stop: Error {}
+    let (_, outer) = withCapturedReports {
+      #expect(throws: Stop.self) {
+        try withCapturedReports {
+          route(URLSessionMock(), routingRequest("GET", unknown.absoluteString))
+          throw Stop()
+        }
+      }
+    }
+    #expect(outer.count == 1)
+    #expect(outer.first?.message.hasPrefix("No stub matches GET \(unknown)") == true)
+  }
+
+  @Test func aPassingCallCapturesNothing() {
+    let (passed, reports) = withCapturedReports {
+      let mock = URLSessionMock(status: 200)
+      route(mock, routingRequest("GET", known.absoluteString))
+      return mock.verify(.get("/known"), called: .once)
+    }
+    #expect(passed)
+    #expect(reports.isEmpty)
+  }
+}
