@@ -76,13 +76,9 @@ import Testing
     }
   }
 
-  @Test func curlIsVerifiedLikeAnyClient() throws {
-    guard let curl = installed("curl") else {
-      withKnownIssue("curl is not installed; skipping the curl client check") {
-        Issue.record("curl missing")
-      }
-      return
-    }
+  @Test(.enabled(if: installed("curl") != nil, "curl is not installed (apt-get install curl)"))
+  func curlIsVerifiedLikeAnyClient() throws {
+    let curl = try #require(installed("curl"))
     let mock = URLSessionMock()
     mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
     mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
@@ -112,13 +108,9 @@ import Testing
     #expect(mock.verify(.post("/items"), called: .exactly(2)))
   }
 
-  @Test func pythonHTTPClientIsVerifiedLikeAnyClient() throws {
-    guard let python = installed("python3") else {
-      withKnownIssue("python3 is not installed; skipping the http.client check") {
-        Issue.record("python3 missing")
-      }
-      return
-    }
+  @Test(.enabled(if: installed("python3") != nil, "python3 is not installed"))
+  func pythonHTTPClientIsVerifiedLikeAnyClient() throws {
+    let python = try #require(installed("python3"))
     let mock = URLSessionMock()
     mock.stub(.get("/a"), with: .text("first"))
     mock.stub(.put("/b"), with: .text("second"))
