@@ -109,13 +109,13 @@ func checkJSONObject(_ data: Data, parsed: JSONValue?) {
 /// The body `.jsonObject` answers with, or `nil` when it says the object cannot be JSON.
 func jsonObjectBody(_ object: Any, _ request: URLRequest) -> Data? {
   switch StubResponse.jsonObject(object, status: 200).resolve(for: request) {
-  case .answer(let body, let response, let error):
-    check(error == nil, "an error for a JSON object")
-    check((response as? HTTPURLResponse)?.statusCode == 200, "not status 200")
+  case .answer(let answer):
+    check(answer.error == nil, "an error for a JSON object")
+    check((answer.response as? HTTPURLResponse)?.statusCode == 200, "not status 200")
     // Top-level fragments (a string, a number, null) are accepted, as JSON allows them.
     check(
       JSONSerialization.isValidJSONObject([object]), "a body for an object that is not valid")
-    return body ?? Data()
+    return answer.data ?? Data()
   case .invalid(let problem):
     check(!JSONSerialization.isValidJSONObject([object]), "jsonObject refused a valid object")
     check(!problem.isEmpty, "no reason")
@@ -133,7 +133,7 @@ func checkBodyMessages(_ body: Data) {
   _ = NearMiss.requestReport([request], against: matcher)
   _ = NearMiss.describe(request)
   switch StubResponse.data(body, status: 200).resolve(for: request) {
-  case .answer(let data, _, _): check(data == body, "data() changed the body")
+  case .answer(let answer): check(answer.data == body, "data() changed the body")
   case .invalid: check(false, "data() is invalid")
   }
 }

@@ -265,7 +265,7 @@ func checkRouting(_ input: PatternInput, _ request: URLRequest) {
   check(!inOrder, "two steps matched one request")
   _ = mock.verifyAllStubsUsed()
   _ = mock.verifyNoUnmatchedRequests()
-  let misses = mock.router.nearMisses(for: request)
+  let misses = mock.nearMisses(for: request)
   check(misses.count == stubs.count, "\(misses.count) near misses for \(stubs.count) stubs")
   _ = NearMiss.unmatchedReport(request, misses)
 }

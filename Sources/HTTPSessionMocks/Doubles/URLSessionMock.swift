@@ -322,6 +322,14 @@ public final class URLSessionMock: RecordingSession, Sendable {
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  /// The stubs closest to `request`, closest first, each with why it did not answer (what the
+  /// unmatched-request report lists); matched on a copy of the table, outside the lock.
+  func nearMisses(for request: URLRequest) -> [(
+    definition: StubTable.Definition, reasons: [String]
+  )] {
+    core.withLock { $0.stubs }.nearMisses(for: request)
+  }
+
   // MARK: - Doors
 
   /// Sends `request` through the mock's one request path on behalf of a door, and writes the
