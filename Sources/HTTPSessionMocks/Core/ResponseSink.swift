@@ -23,6 +23,17 @@ package protocol ResponseSink: AnyObject, Sendable {
   func receive(_ body: Data)
   /// The end of the exchange; nothing follows it.
   func finish(_ end: ExchangeEnd)
+  /// A whole answer at once: by default, the head, the body and the end, each as above. A sink
+  /// that only wants the whole answer (a completion handler's) may take it in one call.
+  func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd)
+}
+
+extension ResponseSink {
+  package func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
+    if let response { receive(response) }
+    if let body { receive(body) }
+    finish(end)
+  }
 }
 
 /// How an exchange ended.

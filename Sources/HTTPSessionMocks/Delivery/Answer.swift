@@ -55,14 +55,14 @@ final class Answer: @unchecked Sendable {
 
   /// Hands the answer to `sink`: the head, the body, the end.
   func send(to sink: any ResponseSink) {
-    if let response { sink.receive(response) }
-    if let data { sink.receive(data) }
+    let end: ExchangeEnd
     if let unmatched {
-      sink.finish(.unmatched(unmatched))
+      end = .unmatched(unmatched)
     } else if let error {
-      sink.finish(.failed(error))
+      end = .failed(error)
     } else {
-      sink.finish(.complete)
+      end = .complete
     }
+    sink.receiveWhole(response, data, end)
   }
 }

@@ -39,6 +39,15 @@ final class CompletionSink: ResponseSink, @unchecked Sendable {
     case .unmatched(let unmatched): handler(nil, nil, unmatched.error)
     }
   }
+
+  /// The whole answer straight to the handler, with nothing stored.
+  func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
+    switch end {
+    case .complete: handler(body, response, nil)
+    case .failed(let error): handler(body, response, error)
+    case .unmatched(let unmatched): handler(nil, nil, unmatched.error)
+    }
+  }
 }
 
 /// The injected door's sink for download tasks: writes the body to a fresh temporary file and
