@@ -44,6 +44,14 @@ public struct StubResponse: Sendable {
   private let storage: Storage
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
+  /// How the body is spread over time, if it is: see ``dribbled(inChunks:over:)``.
+  private(set) var dribble: Dribble?
+
+  /// A body sent in `chunks` pieces spaced evenly over `duration` on the mock's clock.
+  struct Dribble: Sendable, Equatable {
+    var chunks: Int
+    var duration: Duration
+  }
 
   var content: Content { storage.content }
 
@@ -162,6 +170,14 @@ public struct StubResponse: Sendable {
   public func delayed(by delay: Duration) -> StubResponse {
     var copy = self
     copy.delay = delay
+    return copy
+  }
+
+  /// This answer with its body sent in `chunks` pieces spaced evenly over `duration`, on the
+  /// mock's clock (WireMock's chunked dribble delay).
+  public func dribbled(inChunks chunks: Int, over duration: Duration) -> StubResponse {
+    var copy = self
+    copy.dribble = Dribble(chunks: chunks, duration: duration)
     return copy
   }
 
