@@ -222,6 +222,10 @@ enum BundleFormat {
       let code = try ErrorCoding.decode(try error.required("urlError", "a URLError code"))
       response = StubResponse(.error(URLError(code)))
     } else if let invalid = try cursor.optional("invalid") {
+      if let other = (["status", "headers"] + bodyKeys).first(where: { members[$0] != nil }) {
+        throw cursor.fail(
+          "has both \"invalid\" and \"\(other)\"; an invalid answer has nothing else")
+      }
       response = StubResponse(.invalid(try invalid.string()))
     } else {
       var status = 200

@@ -1,0 +1,135 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// The bundle readers: our bundle.json (version 1) and MockingBird's Mock-Bundle format, from
+// arbitrary bytes.
+//
+// Input: one document. Both readers get it, with a folder that holds two body files (so that
+// `file` references resolve, and escaping ones are refused). Checked: no crash and no partial
+// result (a reader returns a bundle or throws a MockBundleError with a path); a bundle read
+// from our format writes back, inline and as a folder's document, to one that reads as an equal
+// bundle and writes the same bytes again; a MockingBird bundle does too, through our format;
+// every loaded bundle routes a request through a mock; the cheap top-level sniffing that picks
+// the reader agrees with the parser.
+
+/// A folder with the body files the inputs may name, made once per process.
+let fixtureFolder: URL = {
+  let folder = FileManager.default.temporaryDirectory
+    .appendingPathComponent("fuzz-bundle-\(ProcessInfo.processInfo.processIdentifier)")
+  try? FileManager.default.createDirectory(
+    at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+  try? Data(#"{"origin":"127.0.0.1"}"#.utf8).write(to: folder.appendingPathComponent("ip.json"))
+  try? Data([0, 1, 2, 0xFF]).write(to: folder.appendingPathComponent("sub/b.bin"))
+  return folder
+}()
+
+/// One input for libFuzzer: a document, as described above.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let data = Data(bytes: start, count: count)
+  checkSniffing(data)
+  if let bundle = read({
+    try BundleFormat.read(data, folder: fixtureFolder, source: "in", name: "in")
+  }) {
+    checkRoundTrip(bundle, "our format")
+    route(bundle)
+  }
+  if let bundle = read({
+    try MockingBirdFormat.read(data, folder: fixtureFolder, source: "in", name: "in")
+  }) {
+    check(bundle.firstMatchWins, "a MockingBird bundle must keep the first-match rule")
+    checkRoundTrip(bundle, "MockingBird's format")
+    route(bundle)
+  }
+  return 0
+}
+
+/// The bundle `body` reads, or `nil` when it throws; a throw must be a well-formed
+/// `MockBundleError`.
+func read(_ body: () throws -> MockBundle) -> MockBundle? {
+  do {
+    return try body()
+  } catch let error as MockBundleError {
+    check(!error.problem.isEmpty, "an error with no problem: \(error)")
+    check(error.source == "in", "an error naming another source: \(error)")
+    check(!error.description.isEmpty, "an empty description")
+    if !error.path.isEmpty {
+      check(
+        !error.path.hasPrefix(".") && !error.path.hasSuffix("."),
+        "a malformed JSON path: \(error.path)")
+    }
+    return nil
+  } catch {
+    check(false, "a reader threw something other than a MockBundleError: \(error)")
+    return nil
+  }
+}
+
+/// Writing a bundle and reading it back gives an equal bundle, and writing that gives the same
+/// bytes; in a folder's form too, with its body files.
+func checkRoundTrip(_ bundle: MockBundle, _ format: String) {
+  var inline = BundleFormat.Writer(intoFolder: false)
+  let document: JSONValue
+  do {
+    document = try inline.document(bundle)
+  } catch {
+    // Only what code can build is unstorable; a file never yields it.
+    check(false, "a bundle read from \(format) cannot be written: \(error)")
+    return
+  }
+  let bytes = JSONWriter.pretty(document)
+  guard let reread = read({ try BundleFormat.read(bytes, folder: nil, source: "in", name: "in") })
+  else {
+    check(false, "what \(format) gave writes a document that does not read back")
+    return
+  }
+  check(reread == bundle, "a bundle from \(format) is not equal after a round trip")
+  var again = BundleFormat.Writer(intoFolder: false)
+  let second = try? again.document(reread)
+  check(second.map(JSONWriter.pretty) == bytes, "writing again gives other bytes")
+
+  var folder = BundleFormat.Writer(intoFolder: true)
+  let folderDocument = try? folder.document(bundle)
+  check(folderDocument != nil, "the folder form cannot be written")
+  for path in folder.files.keys {
+    check(BundleFiles.isContained(path), "a body file written outside the folder: \(path)")
+  }
+}
+
+/// A loaded bundle answers a request (or reports that nothing matches) without crashing.
+func route(_ bundle: MockBundle) {
+  let mock = URLSessionMock()
+  mock.unmatchedRequestPolicy = .respond(with: .status(404))
+  let stubs = mock.load(bundle)
+  check(stubs.count == bundle.entries.count, "load returned \(stubs.count) handles")
+  for url in ["https://httpbin.org/ip", "http://a.test/x?y=1"] {
+    let answer = send(makeRequest(url), to: mock)
+    check(answer.status != nil || answer.error != nil, "no answer for \(url)")
+  }
+  mock.use(bundle)
+  mock.use(nil)
+}
+
+/// The top-level sniffing agrees with the parser on what the document is.
+func checkSniffing(_ data: Data) {
+  let shape = JSONShape(sniffing: data)
+  guard let parsed = try? JSONValue(parsing: data) else { return }
+  switch parsed {
+  case .array: check(shape == .array, "an array sniffed as \(shape)")
+  case .object(let members):
+    guard case .object(let keys) = shape else {
+      check(false, "an object sniffed as \(shape)")
+      return
+    }
+    // Keys with escapes are compared as written by the sniffer; only plain ones must agree.
+    let plain = Set(members.keys.filter { !$0.contains("\\") && !$0.contains("\"") })
+    let sniffed = keys.filter { !$0.contains("\\") }
+    check(
+      plain.isSubset(of: sniffed) || String(decoding: data, as: UTF8.self).contains("\\"),
+      "sniffed keys \(keys.sorted()) miss some of \(members.keys.sorted())")
+  default: break
+  }
+}
