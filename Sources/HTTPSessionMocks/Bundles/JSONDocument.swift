@@ -138,7 +138,19 @@ struct JSONCursor {
     }
   }
 
-  func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+  /// The path of member `key`: `.key`, or `["key"]` (JSON-quoted) when the key is not a plain
+  /// name, so that a key holding `.` or `[` cannot make the path ambiguous.
+  func child(_ key: String) -> String {
+    let plain =
+      key.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
+      && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    guard plain else {
+      var quoted = ""
+      JSONWriter.quote(key, into: &quoted)
+      return "\(path)[\(quoted)]"
+    }
+    return path.isEmpty ? key : "\(path).\(key)"
+  }
 
   func members() throws(MockBundleError) -> [String: JSONValue] {
     guard case .object(let members) = value else { throw expected("an object") }

@@ -242,6 +242,10 @@ import Testing
       "entries[0].response.file: the file \"a.txt\" does not exist; looked for"
     ),
     (#"{"version": 1, "entries": [], "#, "not valid JSON"),
+    (
+      #"{"version": 1, "entries": [{"request": {"url": "/a"}, "response": {"4x.te": "a"}}]}"#,
+      #"entries[0].response["4x.te"]: unknown member"#
+    ),
   ])
   func malformedDocumentsNameWhereAndWhat(_ document: String, _ expected: String) throws {
     let folder = try makeTemporaryFolder()
