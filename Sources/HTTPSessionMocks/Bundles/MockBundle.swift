@@ -21,8 +21,8 @@ import Foundation
 ///
 /// A stub loaded from a file behaves exactly like the same stub written in code: the same
 /// matching, precedence (a later entry wins over an earlier one that matches too), journal,
-/// verification and near-miss reports. Only declarative stubs can be stored: see
-/// ``stub(_:with:times:whenState:willSetState:fileID:filePath:line:column:)-(_,StubResponse,_,_,_,_,_,_,_)``.
+/// verification and near-miss reports. Only declarative stubs (from the matcher and response
+/// factories) can be written to a file; <doc:BundleFileFormat> describes the format.
 ///
 /// Two bundles are equal when they hold equal entries in the same order (matchers and responses
 /// compare by structure: see ``RequestMatcher`` and ``StubResponse``'s `==`); where an entry
@@ -109,7 +109,7 @@ public struct MockBundle: Sendable, Equatable {
   /// > (``RequestMatcher/init(_:_:)``), a response given as is
   /// > (``StubResponse/init(data:response:error:)``) or an error that is not a `URLError` is
   /// > reported as a test failure at this line; the stub is kept (a mock that loads the
-  /// > bundle in this process uses it), and ``write(to:)`` and ``encodedJSON()`` throw an
+  /// > bundle in this process uses it), and ``MockBundle/write(to:)`` throws an
   /// > error naming it and this line.
   public mutating func stub(
     _ matcher: RequestMatcher, with response: StubResponse, times: Int? = nil,
@@ -144,7 +144,7 @@ public struct MockBundle: Sendable, Equatable {
   /// values of the pattern's `{name}` parameters.
   ///
   /// Such a stub works when the bundle is loaded into a mock in this process, but cannot be
-  /// stored in a file: this call reports that as a test failure, and ``write(to:)`` throws.
+  /// stored in a file: this call reports that as a test failure, and ``MockBundle/write(to:)`` throws.
   public mutating func stub(
     _ matcher: RequestMatcher, times: Int? = nil, whenState: String? = nil,
     willSetState: String? = nil, fileID: StaticString = #fileID,
