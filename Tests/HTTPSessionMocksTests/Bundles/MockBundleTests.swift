@@ -207,6 +207,35 @@ import Testing
     #expect(reports.first?.message.contains("MockBundleTests.swift:\(line)") == true)
   }
 
+  @Test func aMalformedPatternIsReportedAtTheLoadLineNamingTheEntry() throws {
+    var bundle = MockBundle()
+    expectReport(containing: "malformed") {
+      // Reported here too: the mock would never match it.
+      let mock = URLSessionMock()
+      mock.stub(.get("/users/{login"), with: .status(200))
+    }
+    bundle.stub(.get("/users/{login"), with: .status(200))
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try bundle.write(to: folder)
+    let reloaded = try MockBundle(contentsOf: folder)
+    #expect(reloaded == bundle)
+    let mock = URLSessionMock()
+    let line = #line + 2
+    let reports = expectReport(containing: "bundle.json entry 1", "can never match") {
+      mock.load(reloaded)
+    }
+    #expect(reports.first?.line == line)
+  }
+
+  @Test func aPathThatDoesNotExistIsUnreadable() {
+    let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "no-such-bundle-\(UUID().uuidString)")
+    let error = bundleError { _ = try MockBundle(contentsOf: missing) }
+    #expect(error?.kind == .unreadable)
+    #expect(error?.description == "\(missing.path): no such file or folder")
+  }
+
   @Test func initWithBundleUsesTheClock() async throws {
     var bundle = MockBundle()
     bundle.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(3)))
