@@ -269,8 +269,9 @@ enum BundleFormat {
       let chunks = try dribble.required("chunks", "a number of pieces")
       let count = try chunks.integer()
       guard count >= 1 else { throw chunks.expected("a number of pieces, 1 or more") }
-      let over = try DurationCoding.decode(
-        try dribble.required("over", "a duration such as \"2s\""))
+      let overMember = try dribble.required("over", "a duration such as \"2s\"")
+      let over = try DurationCoding.decode(overMember)
+      guard over >= .zero else { throw overMember.expected("a duration of zero or more") }
       response = response.dribbled(inChunks: count, over: over)
     }
     return response

@@ -243,6 +243,10 @@ import Testing
     ),
     (#"{"version": 1, "entries": [], "#, "not valid JSON"),
     (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"dribble": {"chunks": 2, "over": "-1s"}}}]}"#,
+      #"entries[0].response.dribble.over: expected a duration of zero or more, got "-1s""#
+    ),
+    (
       #"{"version": 1, "entries": [{"request": {"url": "/a"}, "response": {"4x.te": "a"}}]}"#,
       #"entries[0].response["4x.te"]: unknown member"#
     ),
