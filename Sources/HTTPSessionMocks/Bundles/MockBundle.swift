@@ -163,16 +163,23 @@ public struct MockBundle: Sendable, Equatable {
   /// Adds `entry`, reporting at `site` what of it cannot be stored.
   private mutating func append(_ entry: Entry, at site: CallSite) {
     entries.append(entry)
+    // What the writer would refuse, found by writing the entry; fixture files are not read
+    // here (a missing one is reported where it is used, as in code).
+    var probed = entry
+    probed.responses = entry.responses.map { response in
+      if case .http(.file, _, _) = response.content { return .status(200) }
+      return response
+    }
     var probe = BundleFormat.Writer(intoFolder: true)
-    let single = MockBundle(entries: [entry], firstMatchWins: false)
+    let single = MockBundle(entries: [probed], firstMatchWins: false)
     do {
       _ = try probe.document(single)
     } catch {
       guard error.kind == .unstorable else { return }
       FailureReporter().fail(
         "\(error.problem.prefix(1).uppercased())\(error.problem.dropFirst()). The stub is kept "
-          + "and works in a mock this test loads the bundle into, but write(to:) and "
-          + "encodedJSON() will throw.", at: site)
+          + "and works in a mock this test loads the bundle into, but write(to:) will throw.",
+        at: site)
     }
   }
 

@@ -121,6 +121,17 @@ import Testing
     #expect(route(mock, "GET", "https://x.test/raw").status == 200)
   }
 
+  @Test func aMissingFixtureIsReportedWhereItIsUsedAndWhenWritten() throws {
+    var bundle = MockBundle()
+    let reports = capturedReports {
+      bundle.stub(.get("/f"), with: .file("Fixtures/missing.json", in: .module))
+    }
+    #expect(reports.isEmpty)
+    let error = bundleError { _ = try bundle.encodedJSON() }
+    #expect(error?.kind == .unstorable)
+    #expect(error?.description.contains("Fixtures/missing.json") == true)
+  }
+
   // MARK: - Mocks taking bundles
 
   @Test func loadAddsStubsAndNewestWins() {
