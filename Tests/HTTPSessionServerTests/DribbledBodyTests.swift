@@ -135,6 +135,8 @@ import Testing
     let mock = dribbledMock(Data(text.utf8), on: clock)
     let server = try mock.startServer()
     defer { server.stop() }
+    // A generous limit: in a full parallel run, tests that block the cooperative pool's
+    // threads can hold this test back for many seconds before it advances the clock.
     // Output to files, not a pipe: a pipe's write end can be inherited by a process another
     // test starts at the same moment, and then reading to its end waits for that one too.
     let folder = FileManager.default.temporaryDirectory
@@ -147,7 +149,7 @@ import Testing
     let process = Process()
     process.executableURL = URL(fileURLWithPath: curl)
     process.arguments = [
-      "-s", "--max-time", "20", "-D", headFile.path, "-o", bodyFile.path,
+      "-s", "--max-time", "120", "-D", headFile.path, "-o", bodyFile.path,
       "\(server.baseURL)/download",
     ]
     try process.run()
