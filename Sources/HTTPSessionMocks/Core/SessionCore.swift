@@ -92,14 +92,14 @@ final class SessionCore: Sendable {
 
   // MARK: - Tasks: the doors' way in
 
-  /// Creates a suspended task whose answer goes to `sink`.
+  /// Creates a suspended task whose answer goes to `receiver`.
   func makeTask(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, sink: any ResponseSink
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, receiver: Receiver
   ) -> MockTask {
     let identifier = state.withLock { $0.records.recordCreated(request, kind: kind) }
     return MockTask(
       core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
-      sink: sink)
+      receiver: receiver)
   }
 
   // MARK: - The path of a request
@@ -110,25 +110,88 @@ final class SessionCore: Sendable {
     case undecided
     /// Routing ran inside the lock: this stub answers, or none (`nil`) does.
     case routed(StubTable.Claim?)
+    /// The whole request ran inside the lock (see ``resume(_:)``): the sink to deliver to,
+    /// and the waiters to wake after it.
+    case answered(Receiver, Answer, [CheckedContinuation<Void, any Error>])
+    /// A forwarding double took the task's request and receiver in the same critical region
+    /// (`nil`: a cancel came first and has delivered).
+    case forwarding(URLRequest, Receiver?)
   }
 
   /// Sends `task`'s request: record → route → build the answer → schedule → deliver.
+  ///
+  /// The common case runs in one critical region: a table without matcher closures is routed
+  /// and its stub claimed where the request is recorded, and when that stub's answer is due at
+  /// once and already built for this URL (as it is from the second request on), the task is
+  /// finished and its exchange recorded there too; only the delivery to the sink follows,
+  /// outside the lock. Every other request goes the long way, step by step below.
   func resume(_ task: MockTask) {
     // 1. Record: the task runs and its request is sent. A table without matcher closures is
     //    routed and its stub claimed in the same critical region.
     let start = state.withLock { state -> Start? in
       guard task.startLocked() else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
-      guard answersFromStubs, state.stubs.registry.userCodeCount == 0 else { return .undecided }
-      return .routed(state.stubs.claimFirstMatch(task.originalRequest))
+      guard answersFromStubs else {
+        guard case .forward = answering, !Forwarding.isTooDeep else { return .undecided }
+        return .forwarding(task.currentRequestLocked, task.takeSinkForForwardingLocked())
+      }
+      guard state.stubs.registry.userCodeCount == 0 else { return .undecided }
+      guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
+        return .routed(nil)
+      }
+      guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
+        let sink = task.takeSinkLocked(yieldingToCancel: true)
+      else { return .routed(claim) }
+      finishLocked(task, answer, stub: claim.definition, in: &state)
+      return .answered(sink, answer, state.settle())
     }
-    guard let start else { return }
-    if answersFromStubs { return answerFromStubs(task, start) }
-    switch answering {
-    case .stubs: answerFromStubs(task, start)
-    case .forward(let session): forward(task, to: session, site: ownerSite)
-    case .hold(let held): hold(task, in: held)
+    switch start {
+    case nil: return
+    case .answered(let receiver, let answer, let waiters)?:
+      receiver.deliver(answer)
+      for waiter in waiters { waiter.resume() }
+    case .forwarding(let request, let receiver)?:
+      guard case .forward(let session) = answering else { return }
+      forward(task, request, receiver, to: session)
+    case let start?:
+      if answersFromStubs { return answerFromStubs(task, start) }
+      switch answering {
+      case .stubs: answerFromStubs(task, start)
+      case .forward(let session): forward(task, to: session, site: ownerSite)
+      case .hold(let held): hold(task, in: held)
+      }
     }
+  }
+
+  /// The answer of `claim`'s stub when it needs no work at all: a listed response, due at
+  /// once, not dribbled, not a redirect to follow, and already built for this request's URL.
+  /// Runs no user code and builds nothing, so it may run under the lock.
+  /// The stub keeps the answer in its usage, so that from the second request on reading it
+  /// takes no lock besides the core's.
+  private static func readyAnswer(
+    _ claim: StubTable.Claim, for task: MockTask, in stubs: inout StubTable
+  ) -> Answer? {
+    guard case .sequence(let responses) = claim.definition.responder, !responses.isEmpty else {
+      return nil
+    }
+    let index = min(claim.callNumber, responses.count) - 1
+    let response = responses[index]
+    guard response.delay.map({ $0 <= .zero }) ?? true, response.dribble == nil,
+      !(response.isRedirect && task.door.followsRedirects),
+      let url = task.originalRequest.url
+    else { return nil }
+    let isHead = task.originalRequest.isHead
+    let id = claim.definition.id
+    if let ready = stubs.usage.read(id, { $0.ready }) ?? nil, ready.index == index,
+      ready.isHead == isHead, ready.url == url
+    {
+      return ready.answer
+    }
+    guard let answer = response.builtAnswer(for: url, isHead: isHead) else { return nil }
+    stubs.usage.update(id) {
+      $0.ready = StubTable.ReadyAnswer(index: index, url: url, isHead: isHead, answer: answer)
+    }
+    return answer
   }
 
   private func answerFromStubs(_ task: MockTask, _ start: Start) {
@@ -137,6 +200,7 @@ final class SessionCore: Sendable {
     switch start {
     case .routed(let claim): routed = claim
     case .undecided: routed = route(request)
+    case .answered, .forwarding: return
     }
     var delay = Duration.zero
     var hop = 0
@@ -439,8 +503,8 @@ final class SessionCore: Sendable {
   /// Hands the task to `session`; what that session answers is delivered as it is, and a
   /// cancel is passed on for that session to deliver.
   private func forward(_ task: MockTask, to session: any HTTPSession, site: CallSite) {
-    let request = task.currentRequest
     guard !Forwarding.isTooDeep else {
+      let request = task.currentRequest
       reporter.fail(
         "\(request.summary) was forwarded \(Forwarding.maximumDepth) times in a row: this "
           + "\(ownerName) leads back to itself (directly, through a SpySession, or through an "
@@ -453,22 +517,41 @@ final class SessionCore: Sendable {
     }
     // The task's sink moves into the relay: the wrapped session's task holds it there, with
     // the task and this core only weakly, so a pending answer makes no cycle through them.
-    let sink = state.withLock { _ in task.takeSinkForForwardingLocked() }
-    guard let sink else {
+    // (The task holds the wrapped task strongly, to cancel it: the relay's weak hold on the
+    // task breaks that loop.)
+    let (request, receiver) = state.withLock { _ in
+      (task.currentRequestLocked, task.takeSinkForForwardingLocked())
+    }
+    forward(task, request, receiver, to: session)
+  }
+
+  /// Forwards `task`, whose request and receiver have been taken.
+  private func forward(
+    _ task: MockTask, _ request: URLRequest, _ receiver: Receiver?, to session: any HTTPSession
+  ) {
+    guard let receiver else {
       settleResume()  // a cancel came first and has delivered
       return
     }
     let (identifier, door) = (task.taskIdentifier, task.door)
     let inner = Forwarding.makeTask(task.kind, request, in: session) {
-      [weak self, weak task] answer in
+      [weak self, weak task] data, response, error in
+      let answer = Answer(data: data, response: response, error: error)
       let exchange = Exchange(
         taskIdentifier: identifier, request: request, answer: answer, stub: nil, door: door)
       self?.completeForwarded(task, exchange, answer)
-      answer.send(to: sink)
+      receiver.deliver(answer)
     }
-    setCancelPending(task) { [weak inner] in inner?.cancel() }
     Forwarding.resume(inner)
-    settleResume()
+    // Stored after the resume, with the settling in one critical region: a cancel that came
+    // meanwhile found no undo, so it runs here, and the wrapped session delivers the cancel.
+    // (A wrapped task that has answered already needs no cancel.)
+    let (runNow, waiters) = state.withLock { state in
+      let stored = task.setCancelPendingLocked { inner.cancel() }
+      return (!stored && task.isCancelingLocked, state.settle())
+    }
+    if runNow { inner.cancel() }
+    for waiter in waiters { waiter.resume() }
   }
 
   private func hold(_ task: MockTask, in held: WeakReference<HeldTasks>) {
@@ -492,7 +575,7 @@ final class SessionCore: Sendable {
     yieldingToCancel: Bool = false, settlingResume: Bool = false, endOnly: Bool = false
   ) -> Bool {
     let (sink, waiters) = state.withLock {
-      state -> ((any ResponseSink)?, [CheckedContinuation<Void, any Error>]) in
+      state -> (Receiver?, [CheckedContinuation<Void, any Error>]) in
       let waiters = settlingResume ? state.settle() : []
       guard let sink = task.takeSinkLocked(yieldingToCancel: yieldingToCancel) else {
         return (nil, waiters)
@@ -501,7 +584,7 @@ final class SessionCore: Sendable {
       return (sink, waiters)
     }
     if let sink {
-      if endOnly { sink.finish(answer.end) } else { answer.send(to: sink) }
+      if endOnly { sink.finish(answer) } else { sink.deliver(answer) }
     }
     for waiter in waiters { waiter.resume() }
     return sink != nil

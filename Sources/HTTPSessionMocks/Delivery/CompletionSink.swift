@@ -53,6 +53,44 @@ final class CompletionSink: ResponseSink, @unchecked Sendable {
   }
 }
 
+/// Where a task's answer goes: a door's sink, or, for the injected door's data and upload
+/// tasks, the completion handler itself. A task holds the handler until it needs a sink object
+/// (a streamed body, a forward), so that the common request allocates none.
+enum Receiver: Sendable {
+  case sink(any ResponseSink)
+  case handler(CompletionSink.Handler)
+
+  /// Hands over a whole answer: to the sink, or straight to the handler, with URLSession's
+  /// three arguments.
+  func deliver(_ answer: Answer) {
+    switch self {
+    case .sink(let sink): answer.send(to: sink)
+    case .handler(let handler):
+      if let unmatched = answer.unmatched {
+        handler(nil, nil, unmatched.error)
+      } else {
+        handler(answer.data, answer.response, answer.error)
+      }
+    }
+  }
+
+  /// The end alone, for a sink that has had the head and the body (a streamed answer).
+  func finish(_ answer: Answer) {
+    switch self {
+    case .sink(let sink): sink.finish(answer.end)
+    case .handler: deliver(answer)
+    }
+  }
+
+  /// This receiver as a sink object: the handler wrapped in a ``CompletionSink``.
+  var asSink: any ResponseSink {
+    switch self {
+    case .sink(let sink): return sink
+    case .handler(let handler): return CompletionSink(handler)
+    }
+  }
+}
+
 /// The injected door's sink for download tasks: writes the body to a fresh temporary file and
 /// hands the handler its URL; the file is deleted when the handler returns, unless the caller
 /// owns it (the async `download(for:)`).

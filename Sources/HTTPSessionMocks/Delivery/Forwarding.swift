@@ -19,28 +19,25 @@ enum Forwarding {
   static var isTooDeep: Bool { depth >= maximumDepth }
 
   /// Creates, in `session`, the task that stands behind a double's task; `relay` gets its
-  /// answer. It is not resumed yet.
+  /// answer (for a download, the file's bytes). It is not resumed yet.
   static func makeTask(
     _ kind: SessionEvent.TaskKind, _ request: URLRequest, in session: any HTTPSession,
-    relay: @escaping @Sendable (Answer) -> Void
+    relay: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> any HTTPDataTask {
     switch kind {
     case .data:
-      return session.dataTask(with: request) { data, response, error in
-        relay(Answer(data: data, response: response, error: error))
-      }
+      // The relay is the completion handler itself: no closure around it.
+      return session.dataTask(with: request, completionHandler: relay)
     case .upload:
-      return session.uploadTask(with: request, from: request.httpBody) { data, response, error in
-        relay(Answer(data: data, response: response, error: error))
-      }
+      return session.uploadTask(with: request, from: request.httpBody, completionHandler: relay)
     case .download:
       return session.downloadTask(with: request) { file, response, error in
         // The forwarding session deletes its file when this returns: keep the bytes.
         let data = file.flatMap { try? Data(contentsOf: $0) }
         if file != nil, data == nil, error == nil {
-          relay(Answer(data: nil, response: response, error: URLError(.cannotCreateFile)))
+          relay(nil, response, URLError(.cannotCreateFile))
         } else {
-          relay(Answer(data: data, response: response, error: error))
+          relay(data, response, error)
         }
       }
     }

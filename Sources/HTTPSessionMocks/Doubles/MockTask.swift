@@ -38,7 +38,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   // a mocked request) is turned off for these fields: `@exclusivity(unchecked)`.
   @exclusivity(unchecked) private var lockedState: URLSessionTask.State = .suspended
   /// Where the answer goes; `nil` once it has been delivered (or handed to a forwarded task).
-  @exclusivity(unchecked) private var lockedSink: (any ResponseSink)?
+  @exclusivity(unchecked) private var lockedSink: Receiver?
   @exclusivity(unchecked) private var lockedResponse: URLResponse?
   @exclusivity(unchecked) private var lockedError: (any Error)?
   /// The request of the last redirect hop the mock followed, if any.
@@ -53,14 +53,14 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
-    door: Door, sink: any ResponseSink
+    door: Door, receiver: Receiver
   ) {
     self.core = core
     self.taskIdentifier = taskIdentifier
     self.originalRequest = request
     self.kind = kind
     self.door = door
-    self.lockedSink = sink
+    self.lockedSink = receiver
   }
 
   /// The request the task sends now: ``originalRequest``, or the last hop of a redirect the
@@ -116,7 +116,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Takes the sink to deliver an answer: `nil` once it has been taken, or, when
   /// `yieldingToCancel`, while a cancel is under way (that cancel delivers).
   /// While the sink is lent out it is not taken: whoever returns it delivers what comes next.
-  func takeSinkLocked(yieldingToCancel: Bool) -> (any ResponseSink)? {
+  func takeSinkLocked(yieldingToCancel: Bool) -> Receiver? {
     guard let sink = lockedSink, !lockedSinkIsLent,
       !(yieldingToCancel && lockedState == .canceling)
     else {
@@ -129,7 +129,9 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Lends the sink out for one part of a streamed answer, if the task still runs and no
   /// cancel is under way; the caller hands it back with ``returnSinkLocked()``.
   func lendSinkLocked() -> (any ResponseSink)? {
-    guard lockedState == .running, !lockedSinkIsLent, let sink = lockedSink else { return nil }
+    guard lockedState == .running, !lockedSinkIsLent, let receiver = lockedSink else { return nil }
+    let sink = receiver.asSink
+    lockedSink = .sink(sink)
     lockedSinkIsLent = true
     return sink
   }
@@ -143,11 +145,11 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   /// Takes the sink to hand to a forwarded task, if the task still runs; from now on the
   /// session that answers decides what a cancel delivers.
-  func takeSinkForForwardingLocked() -> (any ResponseSink)? {
-    guard lockedState == .running, let sink = lockedSink else { return nil }
+  func takeSinkForForwardingLocked() -> Receiver? {
+    guard lockedState == .running, let receiver = lockedSink else { return nil }
     lockedSink = nil
     lockedIsForwarded = true
-    return sink
+    return receiver
   }
 
   /// suspended or running → canceling; returns whether it was running, whether it is
@@ -159,6 +161,9 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
     defer { lockedCancelPending = nil }
     return (wasRunning, lockedIsForwarded, lockedCancelPending)
   }
+
+  /// Whether a cancel has begun and the task has not finished.
+  var isCancelingLocked: Bool { lockedState == .canceling }
 
   /// Stores what undoes the pending delivery; `false` (storing nothing) if the task no longer
   /// runs, so that the caller runs it at once.

@@ -338,7 +338,7 @@ public final class URLSessionMock: RecordingSession, Sendable {
   package func send(
     _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, to sink: some ResponseSink
   ) -> MockTask {
-    let task = core.makeTask(request, kind: kind, door: door, sink: sink)
+    let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
     task.resume()
     return task
   }

@@ -284,6 +284,15 @@ public struct StubResponse: Sendable {
     return .answer(answer)
   }
 
+  /// The answer last built for `url` (and a `HEAD` request or not), if it is that one;
+  /// builds nothing.
+  func builtAnswer(for url: URL, isHead: Bool) -> Answer? {
+    guard let cached = storage.lastAnswer.withLock({ $0 }), cached.url == url,
+      cached.isHead == isHead
+    else { return nil }
+    return cached.answer
+  }
+
   enum Resolved {
     case answer(Answer)
     case invalid(String)
@@ -307,7 +316,7 @@ public struct StubResponse: Sendable {
 
 extension URLRequest {
   /// Whether the method is HEAD, in any case (checked on every answer, so without allocating).
-  fileprivate var isHead: Bool {
+  var isHead: Bool {
     guard let method = httpMethod, method.utf8.count == 4 else { return false }
     return method == "HEAD" || method.uppercased() == "HEAD"
   }

@@ -22,11 +22,9 @@ struct StubSlots<Value: Sendable>: Sendable {
 
   /// Changes the value for `id` in place; `nil` if there is none.
   mutating func update<Result>(_ id: Int, _ body: (inout Value) -> Result) -> Result? {
-    guard id > 0, id <= slots.count, case .some(var value) = slots[id - 1] else { return nil }
-    // Move the value out so that it is uniquely referenced while `body` changes it.
-    slots[id - 1] = nil
-    defer { slots[id - 1] = value }
-    return body(&value)
+    guard id > 0, id <= slots.count, slots[id - 1] != nil else { return nil }
+    // In place, through the array's and the optional's modify accessors: nothing is copied.
+    return body(&slots[id - 1]!)
   }
 
   @discardableResult

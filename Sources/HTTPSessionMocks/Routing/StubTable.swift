@@ -61,6 +61,9 @@ struct StubTable: Sendable {
     var limit: Int?
     var requiredState: String?
     var nextState: String?
+    /// The answer the stub last gave from its list, kept for the next request to the same URL
+    /// (see `SessionCore.resume`): reading it here, under the core's lock, takes no other lock.
+    var ready: ReadyAnswer?
 
     /// Whether the stub may answer now: the cheap check routing makes for every candidate.
     func isAvailable(scenarioState: String) -> Bool {
@@ -78,6 +81,14 @@ struct StubTable: Sendable {
       }
       return nil
     }
+  }
+
+  /// A built answer of a listed response (the `index`-th), for requests to `url`.
+  struct ReadyAnswer: Sendable {
+    let index: Int
+    let url: URL
+    let isHead: Bool
+    let answer: Answer
   }
 
   /// The stub chosen for a request, with what it needs to build the answer.
@@ -211,7 +222,7 @@ struct StubTable: Sendable {
   /// user code, so it runs under the lock; only for tables without user-code matchers.
   mutating func claimFirstMatch(_ request: URLRequest) -> Claim? {
     guard let chosen = firstAvailableMatch(registry.facts(for: request)) else { return nil }
-    return claim(chosen.id, parameters: chosen.parameters)
+    return claim(chosen.definition, parameters: chosen.parameters)
   }
 
   /// The newest stub that matches and may answer now.
@@ -219,15 +230,16 @@ struct StubTable: Sendable {
   /// The closure captures the few parts it reads, each a single reference: a closure that
   /// reads `self` made Swift copy the whole table, field by field, for every request.
   private func firstAvailableMatch(_ facts: RequestFacts?) -> (
-    id: Int, parameters: [String: String]
+    definition: Definition, parameters: [String: String]
   )? {
     let (usage, scenarioState, definitions) = (usage, scenarioState, registry.definitions)
-    return registry.firstCandidate(facts) { id -> (id: Int, parameters: [String: String])? in
+    return registry.firstCandidate(facts) {
+      id -> (definition: Definition, parameters: [String: String])? in
       guard usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
         let definition = definitions[id],
         let parameters = Registry.match(definition, facts)
       else { return nil }
-      return (id, parameters)
+      return (definition, parameters)
     }
   }
 
@@ -242,6 +254,12 @@ struct StubTable: Sendable {
   /// Counts a call to stub `id` if it may answer now.
   private mutating func claim(_ id: Int, parameters: [String: String]) -> Claim? {
     guard let definition = registry.definitions[id] else { return nil }
+    return claim(definition, parameters: parameters)
+  }
+
+  /// Counts a call to `definition`'s stub if it may answer now.
+  private mutating func claim(_ definition: Definition, parameters: [String: String]) -> Claim? {
+    let id = definition.id
     let scenarioState = scenarioState
     let outcome = usage.update(id) { usage -> (calls: Int, nextState: String?)? in
       guard usage.isAvailable(scenarioState: scenarioState) else { return nil }

@@ -107,7 +107,7 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> MockTask {
     journal.core.makeTask(
-      request, kind: .data, door: .injected, sink: CompletionSink(completionHandler))
+      request, kind: .data, door: .injected, receiver: .handler(completionHandler))
   }
 
   /// Creates a suspended task for a GET of `url`.
@@ -127,7 +127,7 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
     var sent = request
     sent.httpBody = bodyData
     return journal.core.makeTask(
-      sent, kind: .upload, door: .injected, sink: CompletionSink(completionHandler))
+      sent, kind: .upload, door: .injected, receiver: .handler(completionHandler))
   }
 
   /// Creates a suspended download task: the answer's body is written to a fresh temporary
@@ -138,7 +138,7 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
   ) -> MockTask {
     journal.core.makeTask(
       request, kind: .download, door: .injected,
-      sink: DownloadSink(request: request, keepsFile: false, completionHandler))
+      receiver: .sink(DownloadSink(request: request, keepsFile: false, completionHandler)))
   }
 
   /// Sends `request` and returns the body and response.
@@ -168,7 +168,7 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
     try await AsyncBridge.file { handler in
       journal.core.makeTask(
         request, kind: .download, door: .injected,
-        sink: DownloadSink(request: request, keepsFile: true, handler))
+        receiver: .sink(DownloadSink(request: request, keepsFile: true, handler)))
     }
   }
 }
