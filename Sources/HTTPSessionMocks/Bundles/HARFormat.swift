@@ -189,7 +189,7 @@ enum HARFormat {
       case let text as String:
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
         return "\"\(shown.replacing("\"", with: "\\\""))\""
-      case let flag as Bool where !(value is NSNumber) || isBoolean(value): return String(flag)
+      case let number as NSNumber where isBoolean(number): return number.boolValue ? "true" : "false"
       case let number as NSNumber: return "the number \(number)"
       case is [String: Any]: return "an object"
       case is [Any]: return "an array"
@@ -197,15 +197,14 @@ enum HARFormat {
       }
     }
 
+    /// Whether a parsed value is `true` or `false`: JSONSerialization hands both numbers and
+    /// booleans over as `NSNumber`, and `0 is Bool` holds, so the check is on the class.
     private func isBoolean(_ value: Any?) -> Bool {
-      guard let number = value as? NSNumber else { return value is Bool }
-      #if canImport(Darwin)
-        return CFGetTypeID(number) == CFBooleanGetTypeID()
-      #else
-        // Corelibs' JSONSerialization gives booleans a type of their own.
-        return number is Bool
-      #endif
+      guard let number = value as? NSNumber else { return false }
+      return ObjectIdentifier(type(of: number)) == Self.booleanClass
     }
+
+    private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
 
     func object(_ value: Any?, _ path: String) throws(HARError) -> [String: Any] {
       guard let object = value as? [String: Any] else { throw fail(path, "an object", got: value) }
