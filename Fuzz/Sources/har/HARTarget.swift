@@ -15,12 +15,12 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   let entries: [HARFormat.Entry]
   do {
     entries = try HARFormat.entries(in: data, source: "fuzz.har")
-  } catch let error as HARError {
+  } catch let error as MockBundleError {
     check(error.description.hasPrefix("fuzz.har: "), "an error without its file: \(error)")
-    check(!error.reason.isEmpty, "an error without a reason")
+    check(!error.problem.isEmpty, "an error without a reason")
     return 0
   } catch {
-    check(false, "an error that is not a HARError: \(error)")
+    check(false, "an error that is not a MockBundleError: \(error)")
     return 0
   }
   let bundle = HARFormat.bundle(from: entries, source: "fuzz.har")
@@ -78,7 +78,8 @@ func checkRedaction(_ entry: HARFormat.Entry) {
   let once = Redaction.default.redact(sent)
   let twice = Redaction.default.redact(once)
   check(once.url == twice.url, "redacting \(sent.url?.absoluteString ?? "") is not idempotent")
-  check(once.httpBody == twice.httpBody, "redacting the body of \(entry.request.url) is not idempotent")
+  check(
+    once.httpBody == twice.httpBody, "redacting the body of \(entry.request.url) is not idempotent")
   let headers = Redaction.default.redact(headers: ["Authorization": "secret", "X-Other": "kept"])
   check(headers == ["Authorization": "REDACTED", "X-Other": "kept"], "headers: \(headers)")
 }

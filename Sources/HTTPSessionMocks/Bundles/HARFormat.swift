@@ -17,7 +17,7 @@ import Foundation
 /// (a request the browser saw fail: Chrome writes these) answers with
 /// `URLError(.networkConnectionLost)`. Everything a HAR may omit or leave empty (`-1` sizes,
 /// missing `postData`, `cookies`, `timings` or `content`, an empty `text`, `_`-prefixed fields)
-/// is ignored; what replay uses is checked, and a malformed value throws a ``HARError`` with its
+/// is ignored; what replay uses is checked, and a malformed value throws a ``MockBundleError`` with its
 /// path: `log.entries[12].response.status: expected a number, got "abc"`.
 ///
 /// **Writing.** Each response of each entry becomes one HAR entry, so a response sequence reads
@@ -25,7 +25,7 @@ import Foundation
 /// made from a HAR entry, or an absolute pattern with a literal path (`.get("https://a.test/x")`,
 /// written as that URL, which then replays exactly), each with at most an exact body; answers
 /// must be HTTP responses. Anything else (path-only or parameterised patterns, regexes, headers,
-/// JSON bodies, closures, `URLError` answers, `times`, scenario states) throws a ``HARError`` that
+/// JSON bodies, closures, `URLError` answers, `times`, scenario states) throws a ``MockBundleError`` that
 /// names the entry. Delays are written as the entry's `time` and are not read back: replay is
 /// immediate.
 enum HARFormat {
@@ -83,9 +83,8 @@ enum HARFormat {
     do {
       document = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     } catch {
-      throw HARError(
-        source: source, path: "",
-        reason: "expected a HAR document (JSON), got text that is not JSON")
+      throw MockBundleError(
+        .malformed, source: source, "expected a HAR document (JSON), got text that is not JSON")
     }
     let reader = Reader(source: source)
     let root = try reader.object(document, "")
@@ -178,8 +177,9 @@ enum HARFormat {
   struct Reader {
     let source: String
 
-    func fail(_ path: String, _ expected: String, got value: Any?) -> HARError {
-      HARError(source: source, path: path, reason: "expected \(expected), got \(describe(value))")
+    func fail(_ path: String, _ expected: String, got value: Any?) -> MockBundleError {
+      MockBundleError(
+        .malformed, source: source, path: path, "expected \(expected), got \(describe(value))")
     }
 
     func describe(_ value: Any?) -> String {
@@ -189,7 +189,8 @@ enum HARFormat {
       case let text as String:
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
         return "\"\(shown.replacing("\"", with: "\\\""))\""
-      case let number as NSNumber where isBoolean(number): return number.boolValue ? "true" : "false"
+      case let number as NSNumber where isBoolean(number):
+        return number.boolValue ? "true" : "false"
       case let number as NSNumber: return "the number \(number)"
       case is [String: Any]: return "an object"
       case is [Any]: return "an array"
@@ -206,28 +207,28 @@ enum HARFormat {
 
     private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
 
-    func object(_ value: Any?, _ path: String) throws(HARError) -> [String: Any] {
+    func object(_ value: Any?, _ path: String) throws(MockBundleError) -> [String: Any] {
       guard let object = value as? [String: Any] else { throw fail(path, "an object", got: value) }
       return object
     }
 
-    func array(_ value: Any?, _ path: String) throws(HARError) -> [Any] {
+    func array(_ value: Any?, _ path: String) throws(MockBundleError) -> [Any] {
       guard let array = value as? [Any] else { throw fail(path, "an array", got: value) }
       return array
     }
 
-    func string(_ value: Any?, _ path: String) throws(HARError) -> String {
+    func string(_ value: Any?, _ path: String) throws(MockBundleError) -> String {
       guard let text = value as? String else { throw fail(path, "a string", got: value) }
       return text
     }
 
     /// A string, or `nil` when the field is missing or null.
-    func optionalString(_ value: Any?, _ path: String) throws(HARError) -> String? {
+    func optionalString(_ value: Any?, _ path: String) throws(MockBundleError) -> String? {
       if value == nil || value is NSNull { return nil }
       return try string(value, path)
     }
 
-    func integer(_ value: Any?, _ path: String) throws(HARError) -> Int {
+    func integer(_ value: Any?, _ path: String) throws(MockBundleError) -> Int {
       guard !(value is String), !isBoolean(value), let number = value as? NSNumber else {
         throw fail(path, "a number", got: value)
       }
@@ -238,7 +239,7 @@ enum HARFormat {
       return Int(double)
     }
 
-    func entry(_ value: Any?, _ path: String) throws(HARError) -> Entry {
+    func entry(_ value: Any?, _ path: String) throws(MockBundleError) -> Entry {
       let entry = try object(value, path)
       let request = try self.request(entry["request"], path + ".request")
       let response = try self.response(entry["response"], path + ".response")
@@ -250,7 +251,7 @@ enum HARFormat {
       return result
     }
 
-    func request(_ value: Any?, _ path: String) throws(HARError) -> Request {
+    func request(_ value: Any?, _ path: String) throws(MockBundleError) -> Request {
       let request = try object(value, path)
       let method = try string(request["method"], path + ".method")
       guard !method.isEmpty, method.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
@@ -278,7 +279,7 @@ enum HARFormat {
       return result
     }
 
-    func response(_ value: Any?, _ path: String) throws(HARError) -> Response {
+    func response(_ value: Any?, _ path: String) throws(MockBundleError) -> Response {
       let response = try object(value, path)
       let status = try integer(response["status"], path + ".status")
       guard status == 0 || (100...999).contains(status) else {
@@ -302,7 +303,7 @@ enum HARFormat {
       return result
     }
 
-    func headers(_ value: Any, _ path: String) throws(HARError) -> [Header] {
+    func headers(_ value: Any, _ path: String) throws(MockBundleError) -> [Header] {
       let list = try array(value, path)
       var headers: [Header] = []
       headers.reserveCapacity(list.count)
@@ -315,7 +316,8 @@ enum HARFormat {
       return headers
     }
 
-    private func decode(_ text: String, encoding: String?, _ path: String) throws(HARError) -> Data
+    private func decode(_ text: String, encoding: String?, _ path: String) throws(MockBundleError)
+      -> Data
     {
       switch encoding?.lowercased() {
       case nil, "", "utf-8", "utf8": return Data(text.utf8)
@@ -332,7 +334,7 @@ enum HARFormat {
 
   // MARK: - Writing
 
-  /// A HAR 1.2 document of `bundle`'s entries; throws a ``HARError`` naming the first entry
+  /// A HAR 1.2 document of `bundle`'s entries; throws a ``MockBundleError`` naming the first entry
   /// that HAR cannot express.
   static func write(_ bundle: MockBundle) throws -> Data {
     try encode(entries(of: bundle))
@@ -343,8 +345,9 @@ enum HARFormat {
     var entries: [Entry] = []
     for (index, item) in bundle.entries.enumerated() {
       let place = "entries[\(index)] (\(item.origin))"
-      func refuse(_ reason: String) -> HARError {
-        HARError(source: "HAR", path: place, reason: "cannot be written as HAR: \(reason)")
+      func refuse(_ reason: String) -> MockBundleError {
+        MockBundleError(
+          .unstorable, source: "MockBundle", path: place, "cannot be written as HAR: \(reason)")
       }
       if item.times != nil { throw refuse("HAR has no call limit (times)") }
       if item.whenState != nil || item.willSetState != nil {
@@ -440,7 +443,7 @@ enum HARFormat {
       data.append(UInt8(ascii: "\n"))
       return data
     } catch {
-      throw HARError(source: "HAR", path: "", reason: "could not be encoded: \(error)")
+      throw MockBundleError(.unstorable, source: "HAR", "could not be encoded: \(error)")
     }
   }
 

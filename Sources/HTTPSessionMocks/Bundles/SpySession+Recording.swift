@@ -19,7 +19,7 @@ extension SpySession {
   /// let offline = URLSessionMock(bundle: bundle)
   /// ```
   ///
-  /// Throws a ``HARError`` naming the exchange when a body was longer than
+  /// Throws a ``MockBundleError`` naming the exchange when a body was longer than
   /// ``Exchange/bodyLimit`` (the spy kept only part of it) or the response was not HTTP.
   public func recordedBundle(redacting redaction: Redaction = .default) throws -> MockBundle {
     HARFormat.bundle(from: try recordedEntries(redacting: redaction), source: "SpySession")
@@ -43,10 +43,9 @@ extension SpySession {
     let now = HARFormat.timestamp(Date())
     return try exchanges.map { exchange in
       if exchange.bodyByteCount > (exchange.body?.count ?? 0) {
-        throw HARError(
-          source: "SpySession", path: "exchange #\(exchange.taskIdentifier)",
-          reason:
-            "its body of \(exchange.bodyByteCount) bytes was longer than Exchange.bodyLimit "
+        throw MockBundleError(
+          .unstorable, source: "SpySession", path: "exchange #\(exchange.taskIdentifier)",
+          "its body of \(exchange.bodyByteCount) bytes was longer than Exchange.bodyLimit "
             + "(\(Exchange.bodyLimit) bytes), so the spy kept only part of it")
       }
       guard
@@ -54,9 +53,9 @@ extension SpySession {
           exchange.request, data: exchange.body, response: exchange.response,
           error: exchange.error, redacting: redaction, at: now)
       else {
-        throw HARError(
-          source: "SpySession", path: "exchange #\(exchange.taskIdentifier)",
-          reason: "its response is not an HTTP response, and HAR records HTTP only")
+        throw MockBundleError(
+          .unstorable, source: "SpySession", path: "exchange #\(exchange.taskIdentifier)",
+          "its response is not an HTTP response, and HAR records HTTP only")
       }
       return entry
     }

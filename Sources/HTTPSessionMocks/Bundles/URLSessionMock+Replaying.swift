@@ -43,7 +43,7 @@ extension URLSessionMock {
   /// > ``unmatchedRequestPolicy`` (a pass-through to a recorder); setting that property turns
   /// > recording off.
   ///
-  /// Throws a ``HARError`` when the file is malformed, when it is missing in
+  /// Throws a ``MockBundleError`` when the file is malformed, when it is missing in
   /// ``ReplayMode/replay`` (outside CI), and when `HTTPSESSIONKIT_RECORD` holds another value.
   public convenience init(
     replaying file: URL, mode: ReplayMode, from liveSession: some HTTPSession,
@@ -97,9 +97,9 @@ struct ReplayPlan {
       guard
         let chosen = ReplayMode.allCases.first(where: { $0.environmentValue == value.lowercased() })
       else {
-        throw HARError(
-          source: "HTTPSESSIONKIT_RECORD", path: "",
-          reason: "expected none, missing or all, got \"\(value)\"")
+        throw MockBundleError(
+          .malformed, source: "HTTPSESSIONKIT_RECORD",
+          "expected none, missing or all, got \"\(value)\"")
       }
       mode = chosen
       source = "HTTPSESSIONKIT_RECORD=\(value)"
@@ -117,15 +117,14 @@ struct ReplayPlan {
       do {
         data = try Data(contentsOf: file)
       } catch {
-        throw HARError(source: name, path: "", reason: "could not be read: \(error)")
+        throw MockBundleError(.unreadable, source: name, "could not be read: \(error)")
       }
       self.data = data
       entries = try HARFormat.entries(in: data, source: name)
     } else if mode == .replay, refusal == nil {
-      throw HARError(
-        source: file.path, path: "",
-        reason:
-          "there is no recording to replay here; record it once with mode .recordMissing, or "
+      throw MockBundleError(
+        .unreadable, source: file.path,
+        "there is no recording to replay here; record it once with mode .recordMissing, or "
           + "run the test with HTTPSESSIONKIT_RECORD=missing")
     }
   }

@@ -9,7 +9,9 @@ import Testing
 
   /// Each broken document, and what its error must say.
   static let cases: [(document: String, message: String)] = [
-    ("{ this is not json", "session.har: expected a HAR document (JSON), got text that is not JSON"),
+    (
+      "{ this is not json", "session.har: expected a HAR document (JSON), got text that is not JSON"
+    ),
     ("[]", "session.har: expected an object, got an array"),
     (#"{"log": 3}"#, "session.har: log: expected an object, got the number 3"),
     (#"{"log": {"version": "1.2"}}"#, "log.entries: expected an array, got nothing (missing)"),
@@ -64,7 +66,8 @@ import Testing
       #"log.entries[0].response.content.encoding: expected "base64" or nothing, got "rot13""#
     ),
     (
-      HARFixtures.har(valid.replacing(#""bodySize": -1}"#, with: #""bodySize": -1, "postData": "x"}"#)),
+      HARFixtures.har(
+        valid.replacing(#""bodySize": -1}"#, with: #""bodySize": -1, "postData": "x"}"#)),
       #"log.entries[0].request.postData: expected an object, got "x""#
     ),
   ]
@@ -75,7 +78,7 @@ import Testing
     do {
       _ = try HARFixtures.replaying(document)
       Issue.record("case \(index) loaded: \(document)")
-    } catch let error as HARError {
+    } catch let error as MockBundleError {
       #expect(error.description.contains(message), "case \(index)")
       #expect(error.source == "session.har")
     }

@@ -96,7 +96,9 @@ enum HARFixtures {
   static func entry(
     _ method: String, _ url: String, status: Int = 200, text: String = "", postData: String? = nil
   ) -> String {
-    let post = postData.map { #", "postData": {"mimeType": "application/json", "text": \#(quoted($0))}"# } ?? ""
+    let post =
+      postData.map { #", "postData": {"mimeType": "application/json", "text": \#(quoted($0))}"# }
+      ?? ""
     return """
       {"startedDateTime": "2026-11-30T10:00:00.000Z", "time": 1,
        "request": {"method": "\(method)", "url": "\(url)", "httpVersion": "HTTP/1.1", "headers": [],

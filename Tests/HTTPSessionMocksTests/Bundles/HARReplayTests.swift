@@ -99,7 +99,8 @@ import Testing
 
     let blocked = HARFixtures.send(mock, "https://tracker.example.com/beacon")
     #expect(blocked.errorCode == .networkConnectionLost)
-    let description = (blocked.error as? URLError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+    let description =
+      (blocked.error as? URLError)?.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
     #expect(description.contains("ERR_BLOCKED_BY_CLIENT"))
     #expect(live.requests.isEmpty)
   }
@@ -107,7 +108,9 @@ import Testing
   @Test func aReplayedEntryMatchesItsWholeURLAndBodyExactly() throws {
     let (mock, _) = try HARFixtures.replaying(Self.chrome)
     // The same query in another order is the same request.
-    #expect(HARFixtures.send(mock, "https://api.example.com/users/octocat?page=2&tab=repos").status == 200)
+    #expect(
+      HARFixtures.send(mock, "https://api.example.com/users/octocat?page=2&tab=repos").status == 200
+    )
     let misses = [
       HARFixtures.request("https://api.example.com/users/octocat?tab=repos"),  // an item less
       HARFixtures.request("https://api.example.com/users/octocat?tab=repos&page=2&x=1"),  // more

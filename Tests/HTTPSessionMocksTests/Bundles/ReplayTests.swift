@@ -14,7 +14,9 @@ import Testing
   static func liveSession() -> URLSessionMock {
     let live = URLSessionMock()
     live.stub(.get("/users/{login}")) { _, parameters in
-      .jsonObject(["login": parameters["login"] ?? "", "token": "live-token-\(parameters["login"] ?? "")"])
+      .jsonObject([
+        "login": parameters["login"] ?? "", "token": "live-token-\(parameters["login"] ?? "")",
+      ])
     }
     return live
   }
@@ -61,10 +63,12 @@ import Testing
     #expect(second.text.contains("REDACTED"))  // replayed from the recording
     #expect(live.requests.count == 1)
     // The live session got the real request; the journal keeps it as sent.
-    #expect(live.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer real-token-1")
-    #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == [
-      "Bearer real-token-1", "Bearer another-token",
-    ])
+    #expect(
+      live.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer real-token-1")
+    #expect(
+      mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == [
+        "Bearer real-token-1", "Bearer another-token",
+      ])
     let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
     for secret in ["real-token-1", "live-token-octocat", "another-token"] {
       #expect(!text.contains(secret), "the file holds \(secret)")
@@ -88,16 +92,18 @@ import Testing
     #expect(entries.count == 3)
     #expect((entries[0]["_initiator"] as? [String: Any])?["type"] as? String == "script")
     let urls = entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
-    #expect(urls == [
-      "https://api.example.com/users/hubot",
-      "https://api.example.com/users/octocat?access_token=REDACTED",
-      "https://api.example.com/users/monalisa?access_token=REDACTED",
-    ])
+    #expect(
+      urls == [
+        "https://api.example.com/users/hubot",
+        "https://api.example.com/users/octocat?access_token=REDACTED",
+        "https://api.example.com/users/monalisa?access_token=REDACTED",
+      ])
   }
 
   @Test func recordSendsEverythingLiveAndRewritesTheFile() throws {
     let file = try HARFixtures.file(
-      HARFixtures.har(HARFixtures.entry("GET", "https://api.example.com/users/octocat", text: "old")),
+      HARFixtures.har(
+        HARFixtures.entry("GET", "https://api.example.com/users/octocat", text: "old")),
       named: "users.har")
     let live = Self.liveSession()
     let mock = try URLSessionMock(
@@ -142,7 +148,8 @@ import Testing
     let mock = try URLSessionMock(
       replaying: file, mode: .replay, from: URLSessionMock(), redacting: .default,
       environment: [:])
-    #expect(HARFixtures.send(mock, "https://api.example.com/me?page=1&access_token=s3cr3t").text == "me")
+    #expect(
+      HARFixtures.send(mock, "https://api.example.com/me?page=1&access_token=s3cr3t").text == "me")
     let login = HARFixtures.request(
       "https://api.example.com/login", method: "POST",
       headers: ["Content-Type": "application/json"],
@@ -161,7 +168,9 @@ import Testing
     ("none", ReplayMode.recordMissing, 0), ("missing", .replay, 1), ("all", .replay, 2),
     ("ALL", .recordMissing, 2), ("", .recordMissing, 1),
   ])
-  func theEnvironmentVariableOverridesTheMode(_ value: String, _ mode: ReplayMode, _ liveCalls: Int) throws {
+  func theEnvironmentVariableOverridesTheMode(_ value: String, _ mode: ReplayMode, _ liveCalls: Int)
+    throws
+  {
     let file = try HARFixtures.file(
       HARFixtures.har(
         HARFixtures.entry(
@@ -201,7 +210,8 @@ import Testing
       environment: ["CI": "true", "HTTPSESSIONKIT_RECORD": "all"])
     #expect(HARFixtures.send(mock, Self.user("octocat")).text == "file")
     expectReport(
-      containing: "GET https://api.example.com/users/hubot", "recording is refused because CI is set",
+      containing: "GET https://api.example.com/users/hubot",
+      "recording is refused because CI is set",
       "HTTPSESSIONKIT_RECORD=all", "Closest stubs"
     ) {
       #expect(HARFixtures.send(mock, Self.user("hubot")).errorCode == .resourceUnavailable)
@@ -237,9 +247,11 @@ import Testing
     let live = URLSessionMock(error: URLError(.notConnectedToInternet))
     let mock = try URLSessionMock(
       replaying: file, mode: .recordMissing, from: live, environment: [:])
-    #expect(HARFixtures.send(mock, "https://api.example.com/a").errorCode == .notConnectedToInternet)
+    #expect(
+      HARFixtures.send(mock, "https://api.example.com/a").errorCode == .notConnectedToInternet)
     let replay = try URLSessionMock(
       replaying: file, mode: .replay, from: URLSessionMock(), environment: [:])
-    #expect(HARFixtures.send(replay, "https://api.example.com/a").errorCode == .networkConnectionLost)
+    #expect(
+      HARFixtures.send(replay, "https://api.example.com/a").errorCode == .networkConnectionLost)
   }
 }
