@@ -39,6 +39,8 @@ enum HARFormat {
   struct Request: Sendable {
     var method: String
     var url: URL
+    /// The URL taken apart, once, by the reader.
+    var exact: ExactURL?
     var headers: [Header] = []
     /// The body from `postData.text`; `nil` when the entry has none (then any body matches).
     var body: Data?
@@ -103,10 +105,10 @@ enum HARFormat {
     var groups: [String: Int] = [:]
     var built: [(matcher: RequestMatcher, responses: [StubResponse], indexes: [Int])] = []
     for (index, entry) in entries.enumerated() {
-      guard
-        let matcher = RequestMatcher.exact(
-          entry.request.method, entry.request.url, body: entry.request.body)
-      else { continue }  // the reader has checked that every URL is absolute
+      guard let exact = entry.request.exact ?? ExactURL(entry.request.url) else {
+        continue  // the reader has checked that every URL is absolute
+      }
+      let matcher = RequestMatcher.exact(entry.request.method, exact, body: entry.request.body)
       let key = requestKey(matcher, body: entry.request.body)
       if let group = groups[key] {
         built[group].responses.append(stubResponse(entry))
@@ -258,10 +260,10 @@ enum HARFormat {
         throw fail(path + ".method", "an HTTP method", got: method)
       }
       let urlText = try string(request["url"], path + ".url")
-      guard let url = URL(string: urlText), ExactURL(url) != nil else {
+      guard let url = URL(string: urlText), let exact = ExactURL(url) else {
         throw fail(path + ".url", "an absolute URL with a scheme and a host", got: urlText)
       }
-      var result = Request(method: method, url: url)
+      var result = Request(method: method, url: url, exact: exact)
       if let headers = request["headers"], !(headers is NSNull) {
         result.headers = try self.headers(headers, path + ".headers")
       }

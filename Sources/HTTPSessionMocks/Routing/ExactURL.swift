@@ -13,6 +13,8 @@ import Foundation
 struct ExactURL: Sendable {
   /// The URL as given, for descriptions and for writing it back out.
   let url: URL
+  /// Its absolute string, which a request sent again usually has exactly.
+  let text: String
   let scheme: String
   let host: String
   let port: Int?
@@ -28,6 +30,7 @@ struct ExactURL: Sendable {
     let facts = RequestFacts(URLRequest(url: url))
     guard let scheme = facts.scheme, let host = facts.host, !host.isEmpty else { return nil }
     self.url = url
+    self.text = url.absoluteString
     self.scheme = scheme
     self.host = host
     self.port = facts.port ?? PatternComparison.defaultPort(scheme)
@@ -42,6 +45,8 @@ struct ExactURL: Sendable {
 
   /// Adds to `result` what differs between this URL and the request's.
   func compare(_ facts: RequestFacts, into result: inout RequestMatcher.Evaluation) {
+    // A client sends the URL it sent when it was recorded, as the same text: one comparison.
+    if let sent = facts.url, sent.absoluteString == text { return }
     if scheme != facts.scheme {
       result.miss("scheme: expected \(scheme), got \(facts.scheme ?? "none")")
     }
@@ -71,7 +76,12 @@ extension RequestMatcher {
   /// Requests with the HTTP method `method` to exactly `url` (see ``ExactURL``), and with
   /// exactly `body` when it is given: what a replayed HAR entry matches.
   static func exact(_ method: String, _ url: URL, body: Data? = nil) -> RequestMatcher? {
-    guard let exact = ExactURL(url) else { return nil }
+    ExactURL(url).map { exact(method, $0, body: body) }
+  }
+
+  /// The exact matcher for a URL already taken apart.
+  static func exact(_ method: String, _ exact: ExactURL, body: Data? = nil) -> RequestMatcher {
+    let url = exact.url
     let name = RequestFacts.normalizedMethod(method)
     var nodes: [Node] = [.method(name), .exactURL(exact)]
     var description = "\(name) \(url.absoluteString)"
