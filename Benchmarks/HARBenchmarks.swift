@@ -57,7 +57,9 @@ enum HARBenchmark {
           "content": ["size": body.utf8.count, "mimeType": "application/json", "text": body],
           "redirectURL": "", "headersSize": -1, "bodySize": -1, "_transferSize": 900,
         ] as [String: Any],
-        "timings": ["blocked": -1, "dns": -1, "connect": -1, "send": 0, "wait": 12, "receive": 0.5],
+        "timings": [
+          "blocked": -1, "dns": -1, "connect": -1, "send": 0, "wait": 12, "receive": 0.5,
+        ],
       ])
     }
     let root: [String: Any] = [

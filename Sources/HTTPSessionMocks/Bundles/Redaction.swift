@@ -22,7 +22,7 @@ import Foundation
 /// and query item names compare case-insensitively; JSON field names compare exactly. A body
 /// is re-encoded (with sorted keys) only when a field in it was redacted.
 ///
-/// A replaying mock (``URLSessionMock/init(replaying:mode:from:redacting:clock:environment:fileID:filePath:line:column:)``)
+/// A replaying mock (``URLSessionMock/init(replaying:mode:from:redacting:clock:fileID:filePath:line:column:environment:)``)
 /// redacts each live request the same way before matching it, so a request that carries a real
 /// token matches the recording that carries `REDACTED`.
 public struct Redaction: Sendable {
