@@ -10,7 +10,9 @@ import HTTPSessionMocks
 ///
 /// The recording is generated once per run: 5,000 entries of about 2 KB each (request and
 /// response headers as a browser writes them, a JSON body), about 10 MB in all. The middle
-/// entry answers with the canned body, so that the sink's check proves the route.
+/// entry answers with the canned body, so that the sink's check proves the route. `HAR_ENTRIES`
+/// in the environment changes the count, for a profiler (`HAR_ENTRIES=300 valgrind ...
+/// --profile har-load-5000`), where generating 5,000 entries would take minutes.
 enum HARBenchmark {
   static let entryCount = Int(ProcessInfo.processInfo.environment["HAR_ENTRIES"] ?? "") ?? 5_000
   static let middle = entryCount / 2
