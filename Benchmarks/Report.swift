@@ -81,6 +81,16 @@ struct Report: Sendable {
       Goal(
         label: "(7) no collapse: every threads-N ≥ 0.5 × threads-1", figure: "min " + times(worst),
         met: worst >= 0.5))
+    let load = median("har-load-5000") / median("har-parse-5000")
+    goals.append(
+      Goal(
+        label: "(8) har-load-5000 within 3× of har-parse-5000", figure: times(load),
+        met: load <= 3))
+    let replayed = median("mock-5000-replayed") / mock
+    goals.append(
+      Goal(
+        label: "(8) mock-5000-replayed within 2× of mock", figure: times(replayed),
+        met: replayed <= 2))
     return goals
   }
 

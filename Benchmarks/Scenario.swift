@@ -86,6 +86,7 @@ extension Scenario {
           try concurrent(count, threads: threads)
         }
       }
+      + harScenarios(quick: quick)
   }
 
   /// The stub that answers in the 1,000-stub scenarios: the middle one.

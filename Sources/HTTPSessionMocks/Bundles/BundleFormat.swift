@@ -284,8 +284,8 @@ enum BundleFormat {
 enum MatcherCoding {
   /// The members of a condition object, in the order their conditions are listed when read.
   static let order = [
-    "any", "method", "url", "regex", "query", "headers", "body", "jsonBody", "mockingBird", "or",
-    "not", "invalid",
+    "any", "method", "url", "exactURL", "regex", "query", "headers", "body", "jsonBody",
+    "mockingBird", "or", "not", "invalid",
   ]
 
   static func encode(
@@ -342,6 +342,7 @@ enum MatcherCoding {
     case .any: return ("any", .bool(true))
     case .method(let method): return ("method", .string(method))
     case .pattern(let pattern): return ("url", .string(pattern.source))
+    case .exactURL(let exact): return ("exactURL", .string(exact.url.absoluteString))
     case .regex(let source, _): return ("regex", .string(source))
     case .query(let items):
       var members: [String: JSONValue] = [:]
@@ -468,6 +469,12 @@ enum MatcherCoding {
         nodes.append(.not(try decode(member)))
       case "invalid":
         nodes.append(.invalid(try member.string()))
+      case "exactURL":
+        let text = try member.string()
+        guard let url = URL(string: text), let exact = ExactURL(url) else {
+          throw member.expected("an absolute URL with a scheme and a host")
+        }
+        nodes.append(.exactURL(exact))
       default: break
       }
     }

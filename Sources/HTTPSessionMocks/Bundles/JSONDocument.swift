@@ -267,7 +267,13 @@ enum JSONShape: Equatable {
           }
           end = bytes.index(after: end)
         }
-        if depth == 0 && expectKey { keys.insert(String(decoding: text, as: UTF8.self)) }
+        if depth == 0 && expectKey {
+          let key = String(decoding: text, as: UTF8.self)
+          // A HAR file is told by its "log" (almost always its first key): the rest, often
+          // megabytes, need not be scanned.
+          if key == "log" { return [key] }
+          keys.insert(key)
+        }
         expectKey = false
         index = end
       case UInt8(ascii: "{"), UInt8(ascii: "["):

@@ -45,6 +45,7 @@ extension RequestMatcher.Node {
     case (.any, .any): return true
     case (.method(let a), .method(let b)): return a == b
     case (.pattern(let a), .pattern(let b)): return a.source == b.source
+    case (.exactURL(let a), .exactURL(let b)): return a.url.absoluteString == b.url.absoluteString
     case (.regex(let a, _), .regex(let b, _)): return a == b
     case (.predicate(_, let a), .predicate(_, let b)): return a === b
     case (.query(let a), .query(let b)):

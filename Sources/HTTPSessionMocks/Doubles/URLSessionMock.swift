@@ -250,8 +250,10 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// Removes every stub. Their handles keep their ``Stub/callCount``.
   public func removeAllStubs() {
     let removed = core.withLock { state in
-      defer { state.stubs.registry = StubTable.Registry() }
-      return state.stubs.registry
+      let removed = state.stubs.registry
+      state.stubs.registry = StubTable.Registry()
+      state.stubs.registry.requestTransform = removed.requestTransform
+      return removed
     }
     // Released here, outside the lock: a response closure's captures may run code in deinit.
     withExtendedLifetime(removed) {}

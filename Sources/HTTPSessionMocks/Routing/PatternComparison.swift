@@ -140,7 +140,7 @@ enum PatternComparison {
     return effective.map { "\($0) (the default)" } ?? "none"
   }
 
-  private static func defaultPort(_ scheme: String?) -> Int? {
+  static func defaultPort(_ scheme: String?) -> Int? {
     switch scheme {
     case "http", "ws": return 80
     case "https", "wss": return 443

@@ -30,6 +30,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case any
     case method(String)
     case pattern(URLPattern)
+    /// One whole URL, exactly: a replayed HAR entry's.
+    case exactURL(ExactURL)
     case regex(String, NSRegularExpression)
     case predicate(String, Predicate)
     case query([(name: String, value: String?)])
@@ -290,6 +292,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       if facts.method != method { result.miss("method: expected \(method), got \(facts.method)") }
     case .pattern(let pattern):
       PatternComparison.compare(pattern, facts, into: &result)
+    case .exactURL(let exact):
+      exact.compare(facts, into: &result)
     case .regex(let source, let regex):
       let text = facts.url?.absoluteString ?? ""
       let range = NSRange(text.startIndex..., in: text)
@@ -372,6 +376,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case .any: return "any request"
     case .method(let method): return method
     case .pattern(let pattern): return pattern.source
+    case .exactURL(let exact): return exact.url.absoluteString
     case .regex(let source, _): return "/\(source)/"
     case .predicate(let description, _): return description
     case .query(let items):

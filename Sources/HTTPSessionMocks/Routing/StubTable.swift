@@ -115,13 +115,19 @@ struct StubTable: Sendable {
     private(set) var userCodeCount = 0
     /// How many stubs match every request (`.any`): they need no parsing of the request.
     private var catchAllCount = 0
+    /// What matchers see instead of the request as sent, if anything: a replaying mock's
+    /// redaction, so that a live token matches a recording that says `REDACTED`. Library code,
+    /// never the test's, so it may run under the lock.
+    var requestTransform: (@Sendable (URLRequest) -> URLRequest)?
 
     /// Adds `definition` to the table and its index. The one place the index grows.
     mutating func insert(_ definition: Definition) {
       let id = definition.id
       definitions[id] = definition
       update(for: definition, by: 1)
-      if let key = definition.matcher.indexKey {
+      if let literal = definition.matcher.exactURLIndexPath {
+        exactPaths[literal, default: []].append(id)
+      } else if let key = definition.matcher.indexKey {
         if let literal = key.pattern.literalPath {
           exactPaths[literal, default: []].append(id)
         } else {
@@ -137,7 +143,10 @@ struct StubTable: Sendable {
     mutating func remove(_ id: Int) -> Definition? {
       guard let definition = definitions.removeValue(forKey: id) else { return nil }
       update(for: definition, by: -1)
-      if let key = definition.matcher.indexKey {
+      if let literal = definition.matcher.exactURLIndexPath {
+        exactPaths[literal]?.removeAll { $0 == id }
+        if exactPaths[literal]?.isEmpty == true { exactPaths[literal] = nil }
+      } else if let key = definition.matcher.indexKey {
         if let literal = key.pattern.literalPath {
           exactPaths[literal]?.removeAll { $0 == id }
           if exactPaths[literal]?.isEmpty == true { exactPaths[literal] = nil }
@@ -159,7 +168,8 @@ struct StubTable: Sendable {
 
     /// The parsed request, unless every stub is a catch-all and none needs it.
     func facts(for request: URLRequest) -> RequestFacts? {
-      catchAllCount == definitions.count ? nil : RequestFacts(request)
+      guard catchAllCount != definitions.count else { return nil }
+      return RequestFacts(requestTransform.map { $0(request) } ?? request)
     }
 
     /// The first result of `attempt` over the stubs that may match, newest first: the one walk
@@ -274,7 +284,7 @@ struct StubTable: Sendable {
   /// The stubs closest to `request`, closest first, each with why it did not answer. Runs
   /// matchers, so call it on a copy, outside the lock.
   func nearMisses(for request: URLRequest) -> [(definition: Definition, reasons: [String])] {
-    let facts = RequestFacts(request)
+    let facts = RequestFacts(registry.requestTransform.map { $0(request) } ?? request)
     let ranked = registry.definitions.values.map { definition in
       var evaluation = definition.matcher.evaluate(facts)
       if evaluation.matched,

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// The HAR reader and writer, and redaction, on arbitrary documents.
+//
+// Input: the bytes of a HAR file.
+
+/// One input for libFuzzer: a HAR document.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let data = Data(bytes: start, count: count)
+  let entries: [HARFormat.Entry]
+  do {
+    entries = try HARFormat.entries(in: data, source: "fuzz.har")
+  } catch let error as MockBundleError {
+    check(error.description.hasPrefix("fuzz.har: "), "an error without its file: \(error)")
+    check(!error.problem.isEmpty, "an error without a reason")
+    return 0
+  } catch {
+    check(false, "an error that is not a MockBundleError: \(error)")
+    return 0
+  }
+  let bundle = HARFormat.bundle(from: entries, source: "fuzz.har")
+  check(
+    bundle.entries.map(\.responses.count).reduce(0, +) == entries.count,
+    "\(entries.count) entries became \(bundle.entries.map(\.responses.count)) responses")
+  let mock = replayingMock(bundle)
+  for entry in entries {
+    checkRedaction(entry)
+    // A redirect is followed, as URLSession follows it: its target may not be recorded.
+    if !isRedirect(entry) { checkAnswered(entry, by: mock) }
+  }
+  checkRoundTrip(entries, bundle)
+  return 0
+}
+
+/// A mock with the bundle's stubs, as `load` adds them.
+func replayingMock(_ bundle: MockBundle) -> URLSessionMock {
+  let mock = URLSessionMock()
+  for entry in bundle.entries {
+    check(entry.matcher.exactParts != nil, "\(entry.matcher) is not an exact matcher")
+    check(entry.matcher.problems.isEmpty, "\(entry.matcher) has problems \(entry.matcher.problems)")
+    mock.stub(entry.matcher, with: entry.responses)
+  }
+  return mock
+}
+
+func isRedirect(_ entry: HARFormat.Entry) -> Bool {
+  [301, 302, 303, 307, 308].contains(entry.response.status)
+}
+
+func request(of entry: HARFormat.Entry) -> URLRequest {
+  var request = URLRequest(url: entry.request.url)
+  request.httpMethod = entry.request.method
+  request.httpBody = entry.request.body
+  return request
+}
+
+/// Every recorded request is answered by some entry's stub: with an HTTP response, or with the
+/// error a status-0 entry replays.
+func checkAnswered(_ entry: HARFormat.Entry, by mock: URLSessionMock) {
+  let answer = send(request(of: entry), to: mock)
+  if let error = answer.error {
+    check(
+      (error as? URLError)?.code == .networkConnectionLost,
+      "\(entry.request.method) \(entry.request.url) was not replayed: \(error)")
+  } else {
+    check(answer.status != nil, "\(entry.request.url) was answered without an HTTP response")
+  }
+}
+
+/// Redacting twice changes nothing more than redacting once, and leaves no secret value.
+func checkRedaction(_ entry: HARFormat.Entry) {
+  let sent = request(of: entry)
+  let once = Redaction.default.redact(sent)
+  let twice = Redaction.default.redact(once)
+  check(once.url == twice.url, "redacting \(sent.url?.absoluteString ?? "") is not idempotent")
+  check(
+    once.httpBody == twice.httpBody, "redacting the body of \(entry.request.url) is not idempotent")
+  let headers = Redaction.default.redact(headers: ["Authorization": "secret", "X-Other": "kept"])
+  check(headers == ["Authorization": "REDACTED", "X-Other": "kept"], "headers: \(headers)")
+}
+
+/// A bundle without failed entries writes as HAR and reads back to the same answers.
+func checkRoundTrip(_ entries: [HARFormat.Entry], _ bundle: MockBundle) {
+  let written: Data
+  do {
+    written = try HARFormat.write(bundle)
+  } catch {
+    check(
+      entries.contains { $0.response.status == 0 },
+      "a bundle read from HAR could not be written: \(error)")
+    return
+  }
+  let reread: [HARFormat.Entry]
+  do {
+    reread = try HARFormat.entries(in: written, source: "written.har")
+  } catch {
+    check(false, "written HAR does not read back: \(error)")
+    return
+  }
+  check(reread.count == entries.count, "\(entries.count) entries wrote as \(reread.count)")
+  let again = HARFormat.bundle(from: reread, source: "written.har")
+  check(
+    again.entries.map(\.responses.count) == bundle.entries.map(\.responses.count),
+    "the response sequences changed in a round trip")
+  let original = replayingMock(bundle)
+  let copy = replayingMock(again)
+  for entry in entries where !isRedirect(entry) {
+    let a = send(request(of: entry), to: original)
+    let b = send(request(of: entry), to: copy)
+    check(
+      a.status == b.status && a.body == b.body,
+      "\(entry.request.url) answered \(a.status ?? -1) then \(b.status ?? -1) after a round trip")
+  }
+}
