@@ -29,6 +29,9 @@ public struct StubResponse: Sendable {
     case json(Data)
     /// A fixture file, read when first used, so that a missing file fails where it is used.
     case file(name: String, bundle: Bundle)
+    /// A body read from a file of a bundle folder (`path`, relative to the folder), kept with
+    /// its name so that writing the bundle puts it back in the same file.
+    case stored(path: String, data: Data)
   }
 
   enum Content: @unchecked Sendable {
@@ -41,7 +44,7 @@ public struct StubResponse: Sendable {
 
   /// The content and its caches, in one object so that copying a response (as routing does
   /// for every request) is one retain.
-  private let storage: Storage
+  let storage: Storage
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
   /// How the body is spread over time, if it is: see ``dribbled(inChunks:over:)``.
@@ -309,7 +312,7 @@ extension StubResponse {
     private static func build(_ form: Body) -> Result<Data, Problem> {
       switch form {
       case .empty: return .success(Data())
-      case .data(let data), .json(let data): return .success(data)
+      case .data(let data), .json(let data), .stored(_, let data): return .success(data)
       case .text(let text): return .success(Data(text.utf8))
       case .file(let name, let bundle):
         let url =
