@@ -13,6 +13,13 @@ import Testing
   let inline = MockBundle.launchEnvironmentVariable
   let file = MockBundle.launchEnvironmentFileVariable
 
+  /// Removes the file a large bundle's environment names, once the test is done with it.
+  func removeFile(_ environment: [String: String]) {
+    if let path = environment[file], !path.isEmpty {
+      try? FileManager.default.removeItem(atPath: path)
+    }
+  }
+
   func body(_ mock: URLSessionMock, _ url: String) async throws -> (Data, Int?) {
     let (data, response) = try await mock.data(from: try #require(URL(string: url)))
     return (data, (response as? HTTPURLResponse)?.statusCode)
@@ -40,8 +47,9 @@ import Testing
 
   @Test func aBundleOver64KiBTravelsAsAFileNamedAfterItsContent() async throws {
     var bundle = MockBundle()
-    bundle.stub(.get("/big"), with: .text(String(repeating: "x", count: 200_000)))
+    bundle.stub(.get("/large"), with: .text(String(repeating: "x", count: 200_000)))
     let environment = try bundle.launchEnvironment()
+    defer { removeFile(environment) }
     #expect(environment.values.allSatisfy { $0.utf8.count < 65_536 })
     #expect(environment[inline] == "")
     let path = try #require(environment[file])
@@ -51,10 +59,12 @@ import Testing
     #expect(try bundle.launchEnvironment()[file] == path)
     var other = bundle
     other.stub(.get("/more"), with: .text(String(repeating: "y", count: 70_000)))
-    #expect(try other.launchEnvironment()[file] != path)
+    let otherEnvironment = try other.launchEnvironment()
+    defer { removeFile(otherEnvironment) }
+    #expect(otherEnvironment[file] != path)
 
     let mock = try #require(try URLSessionMock(launchEnvironment: environment))
-    let (data, status) = try await body(mock, "https://x.test/big")
+    let (data, status) = try await body(mock, "https://x.test/large")
     #expect(status == 200)
     #expect(data.count == 200_000)
   }
@@ -72,12 +82,14 @@ import Testing
     var small = MockBundle()
     small.stub(.get("/which"), with: .text("small"))
     var environment = ["PATH": "/usr/bin"]
-    environment.merge(try large.launchEnvironment()) { $1 }
+    let largeEnvironment = try large.launchEnvironment()
+    defer { removeFile(largeEnvironment) }
+    environment.merge(largeEnvironment) { $1 }
     environment.merge(try small.launchEnvironment()) { $1 }
     let mock = try #require(try URLSessionMock(launchEnvironment: environment))
     #expect(try await body(mock, "https://x.test/which").0 == Data("small".utf8))
 
-    environment.merge(try large.launchEnvironment()) { $1 }
+    environment.merge(largeEnvironment) { $1 }
     let again = try #require(try URLSessionMock(launchEnvironment: environment))
     #expect(try await body(again, "https://x.test/which").0.count == 100_000)
   }

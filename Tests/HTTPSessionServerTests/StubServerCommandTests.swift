@@ -131,6 +131,35 @@ import Testing
 
   @Test(
     .enabled(
+      if: stubServer != nil && builtExecutable("sample-app") != nil,
+      "stub-server or sample-app was not found beside the test bundle; build them with swift build"
+    ))
+  func theExampleBundleServesTheSampleApp() throws {
+    // Examples/github-api, from this file's place in the checkout.
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Examples/github-api", isDirectory: true)
+    let server = try start([example.path])
+    defer { server.stop() }
+    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    var environment = cleanEnvironment()
+    environment["API_BASE_URL"] = first
+    for (login, status, output) in [
+      ("octocat", 0, ["octocat (id 583231)"]), ("ghost", 1, []),
+    ] as [(String, Int32, [String])] {
+      let app = try ChildProcess(
+        try #require(builtExecutable("sample-app")), [login], environment: environment)
+      #expect(app.waitForExit() == status, "\(login): \(app.errorText)")
+      #expect(app.output == output)
+    }
+    #expect(server.nextLine() == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})")
+    #expect(server.nextLine() == "GET /users/ghost 404 bundle.json entry 2 (GET /users/ghost)")
+    server.send(SIGTERM)
+    #expect(server.waitForExit() == 0)
+  }
+
+  @Test(
+    .enabled(
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
   func badArgumentsAndUnreadableBundlesExitWith2AndSayWhy() throws {

@@ -55,6 +55,7 @@ import Testing
     let environment = try bundle.launchEnvironment()
     #expect(environment.values.allSatisfy { $0.utf8.count < 65_536 })
     let path = try #require(environment[MockBundle.launchEnvironmentFileVariable])
+    defer { try? FileManager.default.removeItem(atPath: path) }
     #expect(FileManager.default.fileExists(atPath: path))
 
     let run = try runSampleApp(["hubot"], environment: environment)
