@@ -42,18 +42,23 @@ let usage = """
 
   """
 
-/// Writes one line to standard output at once (a `write(2)` per line, so that nothing waits
-/// in a buffer and lines from two connections never interleave).
+/// Serializes the log lines of concurrent connections.
+let outputLock = NSLock()
+
+/// Writes one line to standard output at once: unbuffered, so that a reader sees it at once,
+/// and under `outputLock`, so that lines from two connections never interleave.
 func emit(_ line: String) {
   let bytes = Array((line + "\n").utf8)
-  var offset = 0
-  while offset < bytes.count {
-    let written = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-    if written < 0 {
-      if errno == EINTR { continue }
-      return
+  outputLock.withLock {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      offset += written
     }
-    offset += written
   }
 }
 

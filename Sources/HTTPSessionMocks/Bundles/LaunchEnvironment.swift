@@ -8,8 +8,8 @@ import Foundation
 // the launch environment, and the app makes its mock from it.
 
 extension MockBundle {
-  /// The environment variable that carries a bundle in its value: our format's JSON
-  /// (see <doc:BundleFileFormat>), bodies inline.
+  /// The environment variable that carries a bundle in its value: one document of the
+  /// bundle file format (`bundle.json`, version 1), bodies inline.
   public static let launchEnvironmentVariable = "HTTPSESSIONKIT_BUNDLE"
 
   /// The environment variable that carries the path of a file holding the bundle, for a
