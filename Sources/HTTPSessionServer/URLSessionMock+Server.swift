@@ -32,7 +32,8 @@ extension URLSessionMock {
   ///     before the mock sees it, so that stubs recorded with absolute URLs
   ///     (`https://api.github.com/users/octocat`) answer requests to the server.
   ///   - observer: Called for each request once the mock has answered it, before the answer
-  ///     is written (on the connection's thread, or on the one that advanced the clock).
+  ///     is written (for a dribbled answer, before its last piece), on the connection's thread
+  ///     or on the one that advanced the clock.
   package func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
     origin: URLComponents? = nil, observer: (@Sendable (ServedRequest) -> Void)?

@@ -75,6 +75,24 @@ import Testing
     #expect(observed.all.map(\.description).first?.hasPrefix("GET /slow 202 GET /slow") == true)
   }
 
+  @Test func aDribbledAnswerIsObservedAtItsEnd() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/drip"), with: .text("abcd").dribbled(inChunks: 2, over: .seconds(2)))
+    let observed = Observed()
+    let server = try mock.startServer(observer: observed.append)
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET /drip HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    try await mock.waitForRequests(count: 1)
+    await clock.advance(by: .seconds(1))
+    #expect(observed.all.isEmpty)
+    await clock.advance(by: .seconds(1))
+    #expect(client.readToEnd().contains("Transfer-Encoding: chunked"))
+    let line = try #require(observed.all.first).description
+    #expect(line.hasPrefix("GET /drip 200 GET /drip"), "\(line)")
+  }
+
   @Test func anOriginRewritesEachRequestBeforeTheMockSeesIt() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("https://api.github.com/users/octocat"), with: .status(204))
