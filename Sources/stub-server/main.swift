@@ -81,6 +81,31 @@ func withoutOwnSite(_ line: String) -> String {
   return text
 }
 
+/// Stops the server and exits 0 on SIGINT and SIGTERM: the signals are ignored as signals and
+/// handled as events of Dispatch signal sources, on a queue of their own. Returns once both
+/// sources are registered, so that a signal sent as soon as the base URL is read is not lost.
+/// (Not top-level code: its closures must not be isolated to the main actor, as they run on
+/// the sources' queue.)
+func installStopSignals(stopping server: LoopbackServer) -> [any DispatchSourceSignal] {
+  let queue = DispatchQueue(label: "stub-server.signals")
+  let registered = DispatchGroup()
+  var sources: [any DispatchSourceSignal] = []
+  for number in [SIGINT, SIGTERM] {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+    registered.enter()
+    source.setRegistrationHandler { registered.leave() }
+    source.setEventHandler {
+      server.stop()
+      exit(0)
+    }
+    source.resume()
+    sources.append(source)
+  }
+  registered.wait()
+  return sources
+}
+
 struct Options {
   var bundle: String?
   var port = 0
@@ -168,19 +193,7 @@ do {
 } catch {
   fail("cannot start the server: \(error)")
 }
-emit(server.baseURL.absoluteString)
 
-// Stops cleanly on SIGINT and SIGTERM: the signals are ignored as signals and handled as
-// events on the main queue, where stopping the server is safe.
-var signalSources: [any DispatchSourceSignal] = []
-for number in [SIGINT, SIGTERM] {
-  signal(number, SIG_IGN)
-  let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-  source.setEventHandler {
-    server.stop()
-    exit(0)
-  }
-  source.resume()
-  signalSources.append(source)
-}
+let signalSources = installStopSignals(stopping: server)
+emit(server.baseURL.absoluteString)
 dispatchMain()
