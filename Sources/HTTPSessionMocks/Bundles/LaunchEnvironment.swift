@@ -152,6 +152,10 @@ extension URLSessionMock {
   /// - Parameters:
   ///   - environment: The process's environment, usually `ProcessInfo.processInfo.environment`.
   ///   - clock: What the stubs' delays wait on; real time by default.
+  ///   - fileID: Where the mock is made, for failure reports; leave the default.
+  ///   - filePath: Where the mock is made, for failure reports; leave the default.
+  ///   - line: Where the mock is made, for failure reports; leave the default.
+  ///   - column: Where the mock is made, for failure reports; leave the default.
   /// - Throws: ``MockBundleError`` naming the variable when its value is not a bundle (see
   ///   ``MockBundle/init(launchEnvironment:)``).
   public convenience init?(
