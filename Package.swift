@@ -15,6 +15,8 @@ let package = Package(
     .library(name: "HTTPSessionServer", targets: ["HTTPSessionServer"]),
     .library(name: "SampleClient", targets: ["SampleClient"]),
     .executable(name: "sample-client", targets: ["sample-client"]),
+    .executable(name: "sample-app", targets: ["sample-app"]),
+    .executable(name: "stub-server", targets: ["stub-server"]),
   ],
   targets: [
     .target(name: "HTTPSessionKit", swiftSettings: settings),
@@ -27,6 +29,12 @@ let package = Package(
     .executableTarget(
       name: "sample-client", dependencies: ["SampleClient", "HTTPSessionMocks"],
       path: "SampleClient/sample-client", swiftSettings: settings),
+    .executableTarget(
+      name: "sample-app", dependencies: ["SampleClient", "HTTPSessionKit", "HTTPSessionMocks"],
+      path: "SampleClient/sample-app", swiftSettings: settings),
+    .executableTarget(
+      name: "stub-server", dependencies: ["HTTPSessionMocks", "HTTPSessionServer"],
+      swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
     .executableTarget(
@@ -41,7 +49,8 @@ let package = Package(
       dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
       swiftSettings: settings),
     .testTarget(
-      name: "SampleClientTests", dependencies: ["SampleClient", "HTTPSessionMocks"],
+      name: "SampleClientTests",
+      dependencies: ["SampleClient", "HTTPSessionMocks", "HTTPSessionServer"],
       swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPSessionMocks
 
 extension URLSessionMock {
@@ -21,5 +22,24 @@ extension URLSessionMock {
   ) throws -> LoopbackServer {
     try LoopbackServer(
       handler: MockExchangeHandler(mock: self), host: host, port: port, limits: limits)
+  }
+
+  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:)``, for the
+  /// `stub-server` command.
+  ///
+  /// - Parameters:
+  ///   - origin: When set, each request's scheme, host and port are replaced with this URL's
+  ///     before the mock sees it, so that stubs recorded with absolute URLs
+  ///     (`https://api.github.com/users/octocat`) answer requests to the server.
+  ///   - observer: Called for each request once the mock has answered it, before the answer
+  ///     is written (for a dribbled answer, before its last piece), on the connection's thread
+  ///     or on the one that advanced the clock.
+  package func startServer(
+    port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
+    origin: URLComponents? = nil, observer: (@Sendable (ServedRequest) -> Void)?
+  ) throws -> LoopbackServer {
+    try LoopbackServer(
+      handler: MockExchangeHandler(mock: self, origin: origin, observer: observer), host: host,
+      port: port, limits: limits)
   }
 }

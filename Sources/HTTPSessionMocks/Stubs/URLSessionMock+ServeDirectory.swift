@@ -47,7 +47,9 @@ extension URLSessionMock {
   ) -> Stub {
     let prefix = DirectoryFiles.normalizedPrefix(path)
     let files = DirectoryFiles(root: root, prefix: prefix)
-    let matcher = RequestMatcher("GET or HEAD of files under \(prefix) from \(root.path)") {
+    let matcher = RequestMatcher(
+      "GET or HEAD of files under \(prefix.isEmpty ? "/" : prefix) from \(root.path)"
+    ) {
       request in
       let method = request.httpMethod ?? "GET"
       guard method == "GET" || method == "HEAD" else { return false }

@@ -10,10 +10,93 @@ import HTTPSessionMocks
 /// the connection only translates HTTP/1.1 in and out.
 struct MockExchangeHandler: ExchangeHandler {
   let mock: URLSessionMock
+  /// The scheme, host and port that requests are rewritten to before they reach the mock
+  /// (the `stub-server` command's `--origin`, so that recorded absolute URLs match).
+  var origin: URLComponents?
+  /// Told about each request once the mock has answered it (the `stub-server` log).
+  var observer: (@Sendable (ServedRequest) -> Void)?
 
   func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
+    var request = request
+    if let origin, let url = request.url,
+      var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    {
+      parts.scheme = origin.scheme
+      parts.host = origin.host
+      parts.port = origin.port
+      if let rewritten = parts.url { request.url = rewritten }
+    }
     // A request off the wire is recorded as a data task, body or not.
-    let task = mock.send(request, kind: .data, door: .server, to: sink)
+    guard let observer else {
+      let task = mock.send(request, kind: .data, door: .server, to: sink)
+      return { task.cancel() }
+    }
+    let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
+    let task = mock.send(request, kind: .data, door: .server, to: observing)
+    observing.start(taskIdentifier: task.taskIdentifier)
     return { task.cancel() }
+  }
+}
+
+/// Passes everything on to the connection's sink, and tells the observer how the exchange
+/// ended just before the end reaches the connection, so that the observer has run before the
+/// client sees the answer.
+///
+/// The exchange (with the stub that answered) is looked up by the task's identifier, which is
+/// known only once `send` returns; an answer given inside `send` waits for it in `pending`.
+private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked Sendable {
+  // @unchecked Sendable: the mutable fields are only touched with `lock` held; the rest is
+  // `let` and Sendable.
+  private let base: Base
+  private let request: URLRequest
+  private let mock: URLSessionMock
+  private let observer: @Sendable (ServedRequest) -> Void
+  private let lock = NSLock()
+  private var taskIdentifier: Int?
+  private var pending: ExchangeEnd?
+
+  init(
+    base: Base, request: URLRequest, mock: URLSessionMock,
+    observer: @escaping @Sendable (ServedRequest) -> Void
+  ) {
+    self.base = base
+    self.request = request
+    self.mock = mock
+    self.observer = observer
+  }
+
+  /// Called once `send` has returned the task.
+  func start(taskIdentifier id: Int) {
+    let end = lock.withLock { () -> ExchangeEnd? in
+      taskIdentifier = id
+      defer { pending = nil }
+      return pending
+    }
+    if let end { observe(end, task: id) }
+  }
+
+  func receive(_ response: URLResponse) { base.receive(response) }
+  func receive(_ body: Data) { base.receive(body) }
+
+  func finish(_ end: ExchangeEnd) {
+    ended(end)
+    base.finish(end)
+  }
+
+  func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
+    ended(end)
+    base.receiveWhole(response, body, end)
+  }
+
+  private func ended(_ end: ExchangeEnd) {
+    let id = lock.withLock { () -> Int? in
+      if taskIdentifier == nil { pending = end }
+      return taskIdentifier
+    }
+    if let id { observe(end, task: id) }
+  }
+
+  private func observe(_ end: ExchangeEnd, task id: Int) {
+    observer(ServedRequest(request, end, exchange: mock.exchange(forTask: id), mock: mock))
   }
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// What a door that logs its requests (the `stub-server` command) asks the mock after an
+// exchange: which stub answered, and why none did.
+extension URLSessionMock {
+  /// The exchange that the task with `taskIdentifier` completed, or `nil` when it has not
+  /// completed.
+  package func exchange(forTask taskIdentifier: Int) -> Exchange? {
+    // The newest exchanges are at the end, where a door that just finished looks.
+    exchanges.last { $0.taskIdentifier == taskIdentifier }
+  }
+
+  /// The closest stub to `request` and what differed, on one line:
+  /// `closest: GET /users/{login} (registered at T.swift:3): path "/user/x" ...`; or
+  /// `the mock has no stubs`.
+  package func nearMissSummary(for request: URLRequest) -> String {
+    let misses = nearMisses(for: request)
+    guard let closest = misses.first else { return "the mock has no stubs" }
+    var text = "closest: \(closest.definition)"
+    if !closest.reasons.isEmpty {
+      text += ": " + closest.reasons.joined(separator: "; ")
+    }
+    if misses.count > 1 { text += " (\(misses.count - 1) more stubs)" }
+    return text.replacingOccurrences(of: "\n", with: " ")
+  }
+}
+
+extension Exchange {
+  /// The error that ended the exchange, as reports name it (`URLError(.timedOut)`), or `nil`.
+  package var errorSummary: String? { error.map(ErrorText.describe) }
+}
