@@ -55,6 +55,8 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// The request path: records, stubs, scenario state, delivery.
   let core: SessionCore
   var site: CallSite { core.ownerSite }
+  /// The mock's slot in the URLProtocol bridge's table, once it has one (see `BridgeTable`).
+  let bridgeSlot = Locked<Int?>(nil)
 
   /// Creates a mock with no stubs: every request is unmatched until you add some.
   ///
