@@ -167,6 +167,11 @@ public final class URLSessionMock: RecordingSession, Sendable {
       filePath: filePath, line: line, column: column)
   }
 
+  deinit {
+    // Frees the mock's slot in the URLProtocol bridge's table, if it took one.
+    if let slot = bridgeSlot.withLock({ $0 }) { BridgeTable.release(slot) }
+  }
+
   // MARK: - Stubs
 
   /// Answers requests that `matcher` accepts with `response`.

@@ -59,15 +59,19 @@ final class Bridge<Tag: BridgeTag>: MockURLProtocol {
 /// The process-wide table from bridge class to mock: the first of the package's two contained
 /// exceptions to "no global state" (the other is ``SharedSessionGate``).
 ///
-/// A slot holds only a weak reference to its mock, so the table never keeps a mock alive: when
-/// the test releases the mock its slot is free, and the next mock that needs a bridge takes the
-/// lowest free slot (and the class made for it, which is kept). A session made for a released
-/// mock fails its requests with `URLError(.resourceUnavailable)` until another mock takes the
-/// slot; it should not outlive its mock. Parallel tests share the table, never a slot.
+/// A slot holds only a weak reference to its mock, so the table never keeps a mock alive; when
+/// the mock goes, its slot is free. A session made for a mock that is gone fails its requests
+/// with `URLError(.resourceUnavailable)` rather than reach the network. Slots are reused, but
+/// late: fresh slots are handed out until ``SlotAllocator/freshSlots`` exist, and only then the
+/// slot freed longest ago, so that a session that outlives its mock (a request still in flight
+/// when a test ends) does not reach the mock of a later test. The classes made for the slots are
+/// kept (a few hundred bytes of type metadata each). Parallel tests share the table, never a
+/// slot.
 enum BridgeTable {
   private struct Table {
     var mocks: [WeakReference<URLSessionMock>?] = []
     var classes: [URLProtocol.Type] = []
+    var slots = SlotAllocator()
   }
 
   private static let table = Locked(Table())
@@ -78,22 +82,23 @@ enum BridgeTable {
     // class at once get the same slot.
     mock.bridgeSlot.withLock { known in
       table.withLock { table in
-        let slot: Int
-        if let known {
-          slot = known
-        } else if let free = table.mocks.firstIndex(where: { $0?.object == nil }) {
-          slot = free
-          table.mocks[free] = WeakReference(mock)
-        } else {
-          slot = table.mocks.count
-          table.mocks.append(WeakReference(mock))
-        }
+        let slot = known ?? table.slots.take()
         known = slot
+        while table.mocks.count <= slot { table.mocks.append(nil) }
+        table.mocks[slot] = WeakReference(mock)
         while table.classes.count <= slot {
           table.classes.append(bridgeClass(tag(for: table.classes.count)))
         }
         return table.classes[slot]
       }
+    }
+  }
+
+  /// Frees the slot of a mock that is going away.
+  static func release(_ slot: Int) {
+    table.withLock { table in
+      if slot < table.mocks.count { table.mocks[slot] = nil }
+      table.slots.free(slot)
     }
   }
 
@@ -117,5 +122,41 @@ enum BridgeTable {
   /// The bridge class for one tag type.
   static func bridgeClass<Tag: BridgeTag>(_: Tag.Type) -> URLProtocol.Type {
     Bridge<Tag>.self
+  }
+}
+
+/// Which slot the next mock gets: a fresh one while fewer than `freshSlots` exist, then the one
+/// freed longest ago (a fresh one again if none is free).
+struct SlotAllocator {
+  static let defaultFreshSlots = 4096
+
+  let freshSlots: Int
+  /// How many slots exist.
+  private(set) var count = 0
+  /// Freed slots, oldest first, from `head` on.
+  private var freed: [Int] = []
+  private var head = 0
+
+  init(freshSlots: Int = defaultFreshSlots) {
+    self.freshSlots = freshSlots
+  }
+
+  mutating func take() -> Int {
+    if count >= freshSlots, head < freed.count {
+      defer {
+        head += 1
+        if head > 64, head * 2 > freed.count {
+          freed.removeFirst(head)
+          head = 0
+        }
+      }
+      return freed[head]
+    }
+    count += 1
+    return count - 1
+  }
+
+  mutating func free(_ slot: Int) {
+    freed.append(slot)
   }
 }
