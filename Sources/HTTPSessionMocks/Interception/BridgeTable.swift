@@ -127,21 +127,21 @@ enum BridgeTable {
 
 /// Which slot the next mock gets: a fresh one while fewer than `freshSlots` exist, then the one
 /// freed longest ago (a fresh one again if none is free).
-struct SlotAllocator {
+package struct SlotAllocator {
   static let defaultFreshSlots = 4096
 
   let freshSlots: Int
   /// How many slots exist.
-  private(set) var count = 0
+  package private(set) var count = 0
   /// Freed slots, oldest first, from `head` on.
   private var freed: [Int] = []
   private var head = 0
 
-  init(freshSlots: Int = defaultFreshSlots) {
+  package init(freshSlots: Int = defaultFreshSlots) {
     self.freshSlots = freshSlots
   }
 
-  mutating func take() -> Int {
+  package mutating func take() -> Int {
     if count >= freshSlots, head < freed.count {
       defer {
         head += 1
@@ -156,7 +156,7 @@ struct SlotAllocator {
     return count - 1
   }
 
-  mutating func free(_ slot: Int) {
+  package mutating func free(_ slot: Int) {
     freed.append(slot)
   }
 }

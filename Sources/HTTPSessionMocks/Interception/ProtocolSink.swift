@@ -17,7 +17,7 @@ import Foundation
 ///
 /// Once URL loading has called `stopLoading()` (a cancel), nothing more reaches the client:
 /// URL loading reports the cancel itself. No lock is held while the client runs.
-final class ProtocolSink: ResponseSink, @unchecked Sendable {
+package final class ProtocolSink: ResponseSink, @unchecked Sendable {
   // @unchecked Sendable: the protocol and its client (neither is Sendable) are only used to call
   // the client, outside the lock and one call after another (the core never calls a sink
   // concurrently; a door's own failure comes before the request is sent); everything that
@@ -39,14 +39,14 @@ final class ProtocolSink: ResponseSink, @unchecked Sendable {
   /// The request as URL loading gave it, to work out the follow-up of a redirect.
   private let request: URLRequest
 
-  init(protocol urlProtocol: URLProtocol, request: URLRequest) {
+  package init(protocol urlProtocol: URLProtocol, request: URLRequest) {
     self.request = request
     let target = urlProtocol.client.map { (urlProtocol, $0) }
     state = Locked(State(target: target))
   }
 
   /// Keeps the mock's task for `stop()`; cancels it at once if loading has already stopped.
-  func attach(_ task: MockTask) {
+  package func attach(_ task: MockTask) {
     let stopped = state.withLock { state -> Bool in
       state.task = WeakReference(task)
       return state.stopped
@@ -56,7 +56,7 @@ final class ProtocolSink: ResponseSink, @unchecked Sendable {
 
   /// URL loading's `stopLoading()`: nothing more reaches the client, and the mock's task is
   /// cancelled (the journal shows it; its pending answer is dropped).
-  func stop() {
+  package func stop() {
     let task = state.withLock { state -> MockTask? in
       state.stopped = true
       state.target = nil
@@ -66,14 +66,14 @@ final class ProtocolSink: ResponseSink, @unchecked Sendable {
   }
 
   /// Fails the exchange before the request reached the mock (the door's own errors).
-  func fail(_ error: any Error) {
+  package func fail(_ error: any Error) {
     guard let (urlProtocol, client) = takeTarget() else { return }
     client.urlProtocol(urlProtocol, didFailWithError: error)
   }
 
   // MARK: ResponseSink
 
-  func receive(_ response: URLResponse) {
+  package func receive(_ response: URLResponse) {
     #if !canImport(FoundationNetworking)
       if let next = redirect(for: response) {
         guard let (urlProtocol, client) = takeTarget() else { return }
@@ -84,7 +84,7 @@ final class ProtocolSink: ResponseSink, @unchecked Sendable {
     client.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
   }
 
-  func receive(_ body: Data) {
+  package func receive(_ body: Data) {
     #if canImport(FoundationNetworking)
       state.withLock { state in
         guard state.target != nil else { return }
@@ -96,7 +96,7 @@ final class ProtocolSink: ResponseSink, @unchecked Sendable {
     #endif
   }
 
-  func finish(_ end: ExchangeEnd) {
+  package func finish(_ end: ExchangeEnd) {
     #if canImport(FoundationNetworking)
       let taken = state.withLock { state -> (State.Target, Data?)? in
         guard let target = state.target else { return nil }
@@ -113,7 +113,7 @@ final class ProtocolSink: ResponseSink, @unchecked Sendable {
   }
 
   /// The whole answer in one critical region: the response, the body in one piece, the end.
-  func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
+  package func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
     guard let (urlProtocol, client) = takeTarget() else { return }
     if let response {
       #if !canImport(FoundationNetworking)

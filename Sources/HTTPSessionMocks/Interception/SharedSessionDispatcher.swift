@@ -47,7 +47,7 @@ final class SharedSessionDispatcher: MockURLProtocol {
 /// inside the active one, on the same task, does not wait: its mock answers until it ends, then
 /// the outer one's again. ``SharedSessionDispatcher`` reads ``activeMock`` for every request
 /// `URLSession.shared` makes; with no scope active it is `nil`, and the dispatcher is inert.
-enum SharedSessionGate {
+package enum SharedSessionGate {
   private enum Waiter {
     case suspended(CheckedContinuation<Void, Never>)
     case blocked(DispatchSemaphore)
@@ -72,6 +72,15 @@ enum SharedSessionGate {
     var nextToken = 1
     /// Whether `URLSession.shared` routes through the dispatcher, once the probe has told.
     var routes: Bool?
+    /// Tests waiting for scopes to queue up (``waitUntilWaiting(_:)``).
+    var observers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// The observers that the queue's length now satisfies, taken out.
+    mutating func satisfiedObservers() -> [CheckedContinuation<Void, Never>] {
+      let met = observers.filter { $0.count <= queue.count }
+      observers.removeAll { $0.count <= queue.count }
+      return met.map(\.continuation)
+    }
   }
 
   private static let state = Locked(State())
@@ -186,15 +195,16 @@ enum SharedSessionGate {
     if let nested = enterNested(mock) { return nested }
     let token = takeToken()
     await withCheckedContinuation { continuation in
-      let now = state.withLock { state -> Bool in
+      let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
         guard state.owner != nil else {
           state.owner = Owner(token: token, mocks: [mock])
-          return true
+          return (true, [])
         }
         state.queue.append((token, mock, .suspended(continuation)))
-        return false
+        return (false, state.satisfiedObservers())
       }
       if now { continuation.resume() }
+      for observer in observers { observer.resume() }
     }
     return token
   }
@@ -204,14 +214,15 @@ enum SharedSessionGate {
     if let nested = enterNested(mock) { return nested }
     let token = takeToken()
     let turn = DispatchSemaphore(value: 0)
-    let now = state.withLock { state -> Bool in
+    let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
       guard state.owner != nil else {
         state.owner = Owner(token: token, mocks: [mock])
-        return true
+        return (true, [])
       }
       state.queue.append((token, mock, .blocked(turn)))
-      return false
+      return (false, state.satisfiedObservers())
     }
+    for observer in observers { observer.resume() }
     if !now { turn.wait() }
     return token
   }
@@ -237,5 +248,18 @@ enum SharedSessionGate {
     // Released here, outside the lock: a mock's stubs may hold closures of the test.
     withExtendedLifetime(left) {}
     next?.wake()
+  }
+
+  /// Suspends until at least `count` scopes wait for their turn (for the package's tests, which
+  /// check that scopes take turns without sleeping).
+  package static func waitUntilWaiting(_ count: Int) async {
+    await withCheckedContinuation { continuation in
+      let ready = state.withLock { state -> Bool in
+        guard state.queue.count < count else { return true }
+        state.observers.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
   }
 }
