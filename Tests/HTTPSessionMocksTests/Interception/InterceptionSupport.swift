@@ -21,12 +21,15 @@ struct Seen: Equatable {
       let http = response as? HTTPURLResponse
       var headers: [String: String] = [:]
       for (key, value) in http?.allHeaderFields ?? [:] {
-        if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
+        if let key = key as? String, let value = value as? String {
+          headers[key.lowercased()] = value
+        }
       }
       return Seen(
         status: http?.statusCode, headers: headers, body: data, errorCode: nil, url: response.url)
     } catch {
-      return Seen(status: nil, headers: [:], body: nil, errorCode: (error as? URLError)?.code, url: nil)
+      return Seen(
+        status: nil, headers: [:], body: nil, errorCode: (error as? URLError)?.code, url: nil)
     }
   }
 }

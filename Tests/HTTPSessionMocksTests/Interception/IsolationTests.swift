@@ -37,7 +37,9 @@ import Testing
     for mock in mocks {
       let configuration = URLSessionConfiguration.ephemeral
       mock.intercept(configuration)
-      if let first = configuration.protocolClasses?.first { classes.insert(ObjectIdentifier(first)) }
+      if let first = configuration.protocolClasses?.first {
+        classes.insert(ObjectIdentifier(first))
+      }
     }
     #expect(classes.count == 1000)
   }

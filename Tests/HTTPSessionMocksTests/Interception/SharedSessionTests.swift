@@ -104,7 +104,8 @@ import Testing
     let seen = Deliveries()
     let answer = mock.interceptingSharedSession { () -> Int in
       let done = DispatchSemaphore(value: 0)
-      URLSession.shared.dataTask(with: URL(string: Self.closed + "/who")!) { data, response, error in
+      URLSession.shared.dataTask(with: URL(string: Self.closed + "/who")!) {
+        data, response, error in
         seen.handler(data, response, error)
         done.signal()
       }.resume()

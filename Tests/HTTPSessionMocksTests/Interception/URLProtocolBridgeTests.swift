@@ -175,8 +175,7 @@ import Testing
   }
 
   @Test func anUploadTasksInvisibleBodyIsExplainedInTheReport() async throws {
-    await expectReport(containing: "URL loading never shows a URLProtocol the body", "httpBody")
-    {
+    await expectReport(containing: "URL loading never shows a URLProtocol the body", "httpBody") {
       let mock = URLSessionMock()
       mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
       let session = mock.makeURLSession()
@@ -202,12 +201,15 @@ import Testing
   // MARK: - Unmatched requests
 
   @Test func anUnmatchedRequestFailsAndIsReportedAtTheMocksLine() async throws {
-    let line = #line + 2
-    let reports = await expectReport(containing: "No stub matches GET http://127.0.0.1:9/user/octocat") {
+    let line = #line + 4
+    let reports = await expectReport(
+      containing: "No stub matches GET http://127.0.0.1:9/user/octocat"
+    ) {
       let mock = URLSessionMock()
       mock.stub(.get("/users/{login}"), with: .status(200))
       let session = mock.makeURLSession()
-      let seen = await Seen.sending(request("GET", "http://127.0.0.1:9/user/octocat"), through: session)
+      let seen = await Seen.sending(
+        request("GET", "http://127.0.0.1:9/user/octocat"), through: session)
       #expect(seen.errorCode == .resourceUnavailable)
       #expect(mock.unmatchedRequests.count == 1)
     }
@@ -217,7 +219,8 @@ import Testing
   @Test func theUnmatchedRequestPolicyAnswersThroughTheSessionToo() async throws {
     let mock = URLSessionMock()
     mock.unmatchedRequestPolicy = .respond(with: .status(418))
-    let seen = await Seen.sending(request("GET", "https://x.test/any"), through: mock.makeURLSession())
+    let seen = await Seen.sending(
+      request("GET", "https://x.test/any"), through: mock.makeURLSession())
     #expect(seen.status == 418)
     #expect(mock.unmatchedRequests.count == 1)
   }
@@ -312,7 +315,8 @@ import Testing
   @Test func moreThanSixteenRedirectsFail() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("/loop"), with: .status(302, headers: ["Location": "/loop"]))
-    let seen = await Seen.sending(request("GET", "https://x.test/loop"), through: mock.makeURLSession())
+    let seen = await Seen.sending(
+      request("GET", "https://x.test/loop"), through: mock.makeURLSession())
     #expect(seen.errorCode == .httpTooManyRedirects)
     #expect(mock.requests.count == 17)
   }
@@ -365,7 +369,8 @@ import Testing
     let mock = URLSessionMock()
     let a: AnyClass = try #require(mock.makeURLSession().configuration.protocolClasses?.first)
     let b: AnyClass = try #require(mock.makeURLSession().configuration.protocolClasses?.first)
-    let other: AnyClass = try #require(URLSessionMock().makeURLSession().configuration.protocolClasses?.first)
+    let other: AnyClass = try #require(
+      URLSessionMock().makeURLSession().configuration.protocolClasses?.first)
     #expect(ObjectIdentifier(a) == ObjectIdentifier(b))
     #expect(ObjectIdentifier(a) != ObjectIdentifier(other))
   }
