@@ -1,0 +1,45 @@
+import Foundation
+import HTTPSessionMocks
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension Scenario {
+  /// (9) The URLProtocol bridge: a real `URLSession` from `mock.makeURLSession()`, answered by a
+  /// one-stub mock with the same prebuilt answer as the bare stub of (5), one request at a time
+  /// (each waits for its completion), so the two figures differ only by the bridge: the mock's
+  /// isolation (the per-mock class and its table), the journal, routing and the sink.
+  static func urlProtocolBridge(_ count: Int) throws -> Workload {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: StubResponse(data: Fixture.body, response: Fixture.response, error: nil))
+    let session = mock.makeURLSession()
+    let sink = Sink()
+    let record = sink.handler
+    let answered = DispatchSemaphore(value: 0)
+    let handler: Sink.Handler = { data, response, error in
+      record(data, response, error)
+      answered.signal()
+    }
+    let request = Fixture.request
+    session.dataTask(with: request, completionHandler: handler).resume()
+    answered.wait()
+    try sink.check("urlprotocol-bridge", expected: 1)
+    var workload = Workload(
+      sync: {
+        for _ in 0..<count {
+          session.dataTask(with: request, completionHandler: handler).resume()
+          answered.wait()
+        }
+      },
+      check: {
+        try sink.check("urlprotocol-bridge", expected: count + 1)
+        guard mock.requests.count == count + 1 else {
+          throw BenchmarkError(
+            description: "urlprotocol-bridge: the mock recorded \(mock.requests.count) requests")
+        }
+      })
+    workload.tearDown = { session.invalidateAndCancel() }
+    return workload
+  }
+}
