@@ -97,7 +97,12 @@ extension URLSessionMock {
   ///
   /// - Parameters:
   ///   - isolation: The actor the body runs on; the caller's, by default.
+  ///   - fileID: Where the scope is, for failure reports; leave the default.
+  ///   - filePath: Where the scope is, for failure reports; leave the default.
+  ///   - line: Where the scope is, for failure reports; leave the default.
+  ///   - column: Where the scope is, for failure reports; leave the default.
   ///   - body: The code whose `URLSession.shared` requests this mock answers.
+  /// - Returns: What `body` returns.
   public func interceptingSharedSession<Result>(
     isolation: isolated (any Actor)? = #isolation, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
@@ -117,7 +122,13 @@ extension URLSessionMock {
   ///
   /// See ``interceptingSharedSession(isolation:fileID:filePath:line:column:_:)``.
   ///
-  /// - Parameter body: The code whose `URLSession.shared` requests this mock answers.
+  /// - Parameters:
+  ///   - fileID: Where the scope is, for failure reports; leave the default.
+  ///   - filePath: Where the scope is, for failure reports; leave the default.
+  ///   - line: Where the scope is, for failure reports; leave the default.
+  ///   - column: Where the scope is, for failure reports; leave the default.
+  ///   - body: The code whose `URLSession.shared` requests this mock answers.
+  /// - Returns: What `body` returns.
   public func interceptingSharedSession<Result>(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column, _ body: () throws -> Result
