@@ -164,6 +164,21 @@ package enum SharedSessionGate {
     return routes
   }
 
+  /// Runs `body` as if the probe had found that `URLSession.shared` does (or does not) route
+  /// through the dispatcher, then forgets it (for the package's tests of the failure, which a
+  /// test process that installed the dispatcher in time cannot otherwise reach). Only for tests
+  /// that hold no scope and run alone.
+  package static func withProbeResult<Result>(
+    _ routes: Bool, _ body: () async throws -> Result
+  ) async rethrows -> Result {
+    let saved = state.withLock { state in
+      defer { state.routes = routes }
+      return state.routes
+    }
+    defer { state.withLock { $0.routes = saved } }
+    return try await body()
+  }
+
   private static func answeredByDispatcher(_ response: URLResponse?) -> Bool {
     (response as? HTTPURLResponse)?.value(forHTTPHeaderField: probeHeader) != nil
   }

@@ -128,6 +128,19 @@ import Testing
     #expect(mock.unmatchedRequests.count == 1)
   }
 
+  @Test func aSharedSessionThatCannotBeInterceptedFailsTheTestSayingWhy() async throws {
+    _ = await SharedSessionGate.withProbeResult(false) {
+      expectReport(
+        containing: "cannot intercept URLSession.shared", "installSharedSessionDispatcher()",
+        "makeURLSession()"
+      ) {
+        let mock = mock(answering: "unused")
+        let value = mock.interceptingSharedSession { 7 }
+        #expect(value == 7)
+      }
+    }
+  }
+
   @Test func installingTheDispatcherTwiceIsHarmless() async throws {
     URLSessionMock.installSharedSessionDispatcher()
     URLSessionMock.installSharedSessionDispatcher()
