@@ -93,3 +93,53 @@ import Testing
     #expect(reports.isEmpty)
   }
 }
+
+/// The relay that carries a test's context to work a door runs on its own threads.
+@Suite struct TestContextRelayTests {
+  @Test func workRelayedFromAnotherThreadReportsInTheContextItWasCapturedIn() async throws {
+    // The mock is made outside the scope, and the request is made on a thread that belongs to
+    // no task: only the context captured in the relay can bring the report into the scope.
+    let mock = URLSessionMock()
+    let reports = await capturedReports {
+      guard let relay = TestContextRelay.captureIfInTest() else {
+        Issue.record("no relay inside a test")
+        return
+      }
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+          relay.run {
+            mock.dataTask(with: URL(string: "https://x.test/relayed")!) { _, _, _ in }.resume()
+            done.resume()
+          }
+        }
+        thread.start()
+      }
+      relay.close()
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("https://x.test/relayed") == true)
+  }
+
+  @Test func jobsRunOneAtATimeInTheOrderGiven() async throws {
+    let relay = try #require(TestContextRelay.captureIfInTest())
+    let order = Order()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      for index in 0..<50 {
+        relay.run {
+          order.append(index)
+          if index == 49 { done.resume() }
+        }
+      }
+    }
+    relay.close()
+    #expect(order.values == Array(0..<50))
+  }
+
+  private final class Order: @unchecked Sendable {
+    // @unchecked Sendable: `items` is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [Int] = []
+    func append(_ value: Int) { lock.withLock { items.append(value) } }
+    var values: [Int] { lock.withLock { items } }
+  }
+}

@@ -7,11 +7,26 @@ import Foundation
 /// An ordered list of declarative stubs that can be written to files, read back, and handed to
 /// a mock.
 ///
+/// Build one with the same vocabulary as the mock, or load one from a folder or a file:
+///
 /// ```swift
 /// var bundle = MockBundle()
 /// bundle.stub(.get("/users/{login}"), with: .json(user))
-/// let mock = URLSessionMock(bundle: bundle)
+/// bundle.stub(.get("/flaky"), with: [.error(URLError(.timedOut)), .status(503), .text("ok")])
+/// bundle.stub(.post("/login"), with: .status(200), times: 1, willSetState: "logged in")
+/// try bundle.write(to: folder)
+///
+/// let mock = URLSessionMock(bundle: try MockBundle(contentsOf: folder))
 /// ```
+///
+/// A stub loaded from a file behaves exactly like the same stub written in code: the same
+/// matching, precedence (a later entry wins over an earlier one that matches too), journal,
+/// verification and near-miss reports. Only declarative stubs can be stored: see
+/// ``stub(_:with:times:whenState:willSetState:fileID:filePath:line:column:)-(_,StubResponse,_,_,_,_,_,_,_)``.
+///
+/// Two bundles are equal when they hold equal entries in the same order (matchers and responses
+/// compare by structure: see ``RequestMatcher`` and ``StubResponse``'s `==`); where an entry
+/// came from does not count.
 public struct MockBundle: Sendable, Equatable {
   /// One declarative stub: what it matches, what it answers, and its limits.
   struct Entry: Sendable {
@@ -25,9 +40,31 @@ public struct MockBundle: Sendable, Equatable {
     var whenState: String?
     /// The scenario state it moves to when it answers, if any.
     var willSetState: String?
-    /// Where it came from, for reports: `bundle.json entry 3 (GET ://httpbin.org/ip)`, or the
-    /// call site of `MockBundle.stub`.
+    /// Where it came from, for reports: `bundle.json entry 3`, or the call site of
+    /// `MockBundle.stub` (`MockBundle.stub at UserTests.swift:12`).
     var origin: String
+    /// A response built by a closure: usable in this process, never stored in a file.
+    var dynamic: DynamicResponse? = nil
+
+    /// The stub's name in the reports of a mock that loaded it:
+    /// `bundle.json entry 3 (GET ://httpbin.org/ip)`.
+    var label: String { "\(origin) (\(matcher.description))" }
+
+    static func == (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.matcher == rhs.matcher && lhs.responses == rhs.responses && lhs.times == rhs.times
+        && lhs.whenState == rhs.whenState && lhs.willSetState == rhs.willSetState
+        && lhs.dynamic === rhs.dynamic
+    }
+  }
+
+  /// A closure that builds a response, kept in an object so that entries compare it by
+  /// identity.
+  final class DynamicResponse: Sendable {
+    let respond: @Sendable (URLRequest, [String: String]) -> StubResponse
+
+    init(_ respond: @escaping @Sendable (URLRequest, [String: String]) -> StubResponse) {
+      self.respond = respond
+    }
   }
 
   /// The entries, in file order.
@@ -46,28 +83,193 @@ public struct MockBundle: Sendable, Equatable {
     self.firstMatchWins = firstMatchWins
   }
 
-  /// Whether two bundles hold the same entries in the same order.
+  /// How many stubs the bundle holds.
+  public var count: Int { entries.count }
+
+  /// Whether two bundles hold equal entries in the same order, with the same precedence rule.
   public static func == (lhs: MockBundle, rhs: MockBundle) -> Bool {
-    // Placeholder until matchers and responses compare structurally.
-    lhs.entries.count == rhs.entries.count && lhs.firstMatchWins == rhs.firstMatchWins
+    lhs.firstMatchWins == rhs.firstMatchWins && lhs.entries.count == rhs.entries.count
+      && zip(lhs.entries, rhs.entries).allSatisfy(==)
   }
 
+  // MARK: - Building
+
   /// Adds a stub that answers requests `matcher` accepts with `response`.
+  ///
+  /// `times`, `whenState` and `willSetState` do what ``Stub/times(_:)``,
+  /// ``Stub/whenState(_:)`` and ``Stub/willSetState(_:)`` do for a stub in code:
+  ///
+  /// ```swift
+  /// bundle.stub(.get("/me"), with: .status(401), whenState: "started")
+  /// bundle.stub(.post("/login"), with: .status(200), times: 1, willSetState: "logged in")
+  /// bundle.stub(.get("/me"), with: .json(me), whenState: "logged in")
+  /// ```
+  ///
+  /// > Important: Only declarative stubs can be stored in a file. A closure matcher
+  /// > (``RequestMatcher/init(_:_:)``), a response given as is
+  /// > (``StubResponse/init(data:response:error:)``) or an error that is not a `URLError` is
+  /// > reported as a test failure at this line; the stub is kept (a mock that loads the
+  /// > bundle in this process uses it), and ``write(to:)`` and ``encodedJSON()`` throw an
+  /// > error naming it and this line.
   public mutating func stub(
-    _ matcher: RequestMatcher, with response: StubResponse, fileID: StaticString = #fileID,
+    _ matcher: RequestMatcher, with response: StubResponse, times: Int? = nil,
+    whenState: String? = nil, willSetState: String? = nil, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     stub(
-      matcher, with: [response], fileID: fileID, filePath: filePath, line: line, column: column)
+      matcher, with: [response], times: times, whenState: whenState, willSetState: willSetState,
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Adds a stub that answers requests `matcher` accepts with `responses` in turn; the last
   /// one repeats.
+  ///
+  /// ```swift
+  /// bundle.stub(.get("/flaky"), with: [.error(URLError(.timedOut)), .status(503), .text("ok")])
+  /// ```
   public mutating func stub(
-    _ matcher: RequestMatcher, with responses: [StubResponse], fileID: StaticString = #fileID,
+    _ matcher: RequestMatcher, with responses: [StubResponse], times: Int? = nil,
+    whenState: String? = nil, willSetState: String? = nil, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    entries.append(Entry(matcher: matcher, responses: responses, origin: "\(site)"))
+    append(
+      Entry(
+        matcher: matcher, responses: responses, times: times.map { max(0, $0) },
+        whenState: whenState, willSetState: willSetState, origin: "MockBundle.stub at \(site)"),
+      at: site)
+  }
+
+  /// Adds a stub whose response a closure builds for each request, from the request and the
+  /// values of the pattern's `{name}` parameters.
+  ///
+  /// Such a stub works when the bundle is loaded into a mock in this process, but cannot be
+  /// stored in a file: this call reports that as a test failure, and ``write(to:)`` throws.
+  public mutating func stub(
+    _ matcher: RequestMatcher, times: Int? = nil, whenState: String? = nil,
+    willSetState: String? = nil, fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+    respond: @escaping @Sendable (URLRequest, [String: String]) -> StubResponse
+  ) {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    append(
+      Entry(
+        matcher: matcher, responses: [], times: times.map { max(0, $0) }, whenState: whenState,
+        willSetState: willSetState, origin: "MockBundle.stub at \(site)",
+        dynamic: DynamicResponse(respond)),
+      at: site)
+  }
+
+  /// Adds `entry`, reporting at `site` what of it cannot be stored.
+  private mutating func append(_ entry: Entry, at site: CallSite) {
+    entries.append(entry)
+    var probe = BundleFormat.Writer(intoFolder: true)
+    let single = MockBundle(entries: [entry], firstMatchWins: false)
+    do {
+      _ = try probe.document(single)
+    } catch {
+      guard error.kind == .unstorable else { return }
+      FailureReporter().fail(
+        "\(error.problem.prefix(1).uppercased())\(error.problem.dropFirst()). The stub is kept "
+          + "and works in a mock this test loads the bundle into, but write(to:) and "
+          + "encodedJSON() will throw.", at: site)
+    }
+  }
+
+  // MARK: - Reading
+
+  /// Loads a bundle: `url` is a folder holding `bundle.json`, or a `.json` or `.har` file.
+  ///
+  /// The format is chosen by content, not by name: a JSON object with `"log"` is a HAR file, an
+  /// object with `"version"` is our format (see <doc:BundleFileFormat>), and an array is
+  /// MockingBird's Mock-Bundle format. Body files that entries name are read now, relative to
+  /// the folder (the file's folder for a file); a missing one, or one outside the folder
+  /// (`../../etc/passwd`, an absolute path, a symbolic link out), throws.
+  ///
+  /// Every problem throws a ``MockBundleError`` that names the file, the place in it and what
+  /// was expected; nothing is loaded in part.
+  public init(contentsOf url: URL) throws {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+      throw MockBundleError(
+        .unreadable, source: url.path, "no such file or folder")
+    }
+    let file = isDirectory.boolValue ? url.appendingPathComponent("bundle.json") : url
+    let folder = file.deletingLastPathComponent()
+    let data: Data
+    do {
+      data = try Data(contentsOf: file)
+    } catch {
+      throw MockBundleError(
+        .unreadable, source: file.path,
+        isDirectory.boolValue
+          ? "the folder has no readable bundle.json (\(error.localizedDescription))"
+          : "cannot be read (\(error.localizedDescription))")
+    }
+    let name = file.lastPathComponent
+    switch JSONShape(sniffing: data) {
+    case .object(let keys) where keys.contains("log"):
+      self = try HARFormat.read(data, source: file.path)
+    case .object(let keys) where keys.contains("version"):
+      self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
+    case .array:
+      self = try MockingBirdFormat.read(data, folder: folder, source: file.path, name: name)
+    case .object:
+      // Our reader names what is missing.
+      self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
+    case .other:
+      _ = try JSONCursor.parse(data, source: file.path)
+      throw MockBundleError(
+        .malformed, source: file.path,
+        "expected a JSON object with \"version\" (a bundle.json), an object with \"log\" (a HAR "
+          + "file) or an array (a MockingBird bundle.json)")
+    }
+  }
+
+  /// Reads one self-contained document of our format (bodies inline); `source` names it in
+  /// errors.
+  package init(decodingJSON data: Data, source: String) throws {
+    self = try BundleFormat.read(data, folder: nil, source: source, name: source)
+  }
+
+  // MARK: - Writing
+
+  /// Writes the bundle in our format (see <doc:BundleFileFormat>).
+  ///
+  /// When `url` is a folder (one that exists, or a path with no extension), it gets
+  /// `bundle.json` and, beside it, a file for each binary body and each body that was read from
+  /// a file; otherwise `url` is one JSON file with every body inline (binary as base64).
+  ///
+  /// Throws a ``MockBundleError`` naming the first stub that cannot be stored (a closure
+  /// matcher or response, an error that is not a `URLError`) and where it was registered.
+  public func write(to url: URL) throws {
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+    let asFolder = exists ? isDirectory.boolValue : url.pathExtension.isEmpty
+    var writer = BundleFormat.Writer(intoFolder: asFolder)
+    let document = JSONWriter.pretty(try writer.document(self))
+    guard asFolder else {
+      try document.write(to: url, options: .atomic)
+      return
+    }
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    for (path, data) in writer.files.sorted(by: { $0.key < $1.key }) {
+      let target = url.appendingPathComponent(path)
+      try FileManager.default.createDirectory(
+        at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try data.write(to: target, options: .atomic)
+    }
+    try document.write(to: url.appendingPathComponent("bundle.json"), options: .atomic)
+  }
+
+  /// The bundle as one self-contained document of our format, bodies inline.
+  package func encodedJSON() throws -> Data {
+    var writer = BundleFormat.Writer(intoFolder: false)
+    return JSONWriter.pretty(try writer.document(self))
+  }
+
+  /// The bundle as a HAR 1.2 document.
+  public func harData() throws -> Data {
+    try HARFormat.write(self)
   }
 }

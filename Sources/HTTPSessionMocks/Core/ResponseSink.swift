@@ -14,7 +14,14 @@ import Foundation
 /// The core calls a sink in this order, never concurrently: at most one `receive(_:)` of the
 /// response head, then zero or more `receive(_:)` of body pieces, then exactly one `finish(_:)`.
 /// The calls may come synchronously inside `send` (an answer with no delay) or later, on the
-/// thread that advances the mock's clock. No lock is held while a sink runs. Sinks are classes:
+/// thread that advances the mock's clock. No lock is held while a sink runs.
+///
+/// An answer the core has whole comes through ``receiveWhole(_:_:_:)`` (an error alone through
+/// `finish(_:)`); only a streamed body (a stub's `dribbled(inChunks:over:)`) comes as separate
+/// calls: the head at the answer's time, each piece when the clock reaches it, then the end. So
+/// a door that writes pieces as they come (the server's chunked encoding) knows a stream by its
+/// separate `receive(_:)` of the head. A cancel or a timeout during a stream ends it with
+/// `finish(.failed(_:))`, and nothing follows. Sinks are classes:
 /// the core hands one around on every request, and a class reference copies with one retain.
 package protocol ResponseSink: AnyObject, Sendable {
   /// The response head: status and headers for HTTP.

@@ -180,6 +180,11 @@ final class SessionCore: Sendable {
         continue
       }
       // 4. Schedule, 5. deliver.
+      if let dribble = response.dribble, let data = answer.data, answer.error == nil,
+        let plan = DribblePlan(body: data, dribble)
+      {
+        return stream(answer, plan, to: task, request, after: delay, stub: definition)
+      }
       return schedule(answer, to: task, request, after: delay, stub: definition)
     }
   }
@@ -245,7 +250,13 @@ final class SessionCore: Sendable {
       case .invalid(let problem):
         failInvalid(task, request, problem, site: ownerSite)
       case .answer(let answer):
-        schedule(answer, to: task, request, after: delay + (response.delay ?? .zero), stub: nil)
+        let delay = delay + (response.delay ?? .zero)
+        if let dribble = response.dribble, let data = answer.data, answer.error == nil,
+          let plan = DribblePlan(body: data, dribble)
+        {
+          return stream(answer, plan, to: task, request, after: delay, stub: nil)
+        }
+        schedule(answer, to: task, request, after: delay, stub: nil)
       }
     case .passThrough(let session):
       forward(task, to: session, site: ownerSite)
@@ -298,6 +309,136 @@ final class SessionCore: Sendable {
     settleResume()
   }
 
+  // MARK: - Streamed answers (a dribbled body)
+
+  /// Delivers `answer` in parts on the clock: the head after `delay`, then each piece of `plan`
+  /// at its time after the head, then the end. The request's `timeoutInterval` counts the
+  /// whole: a stream still going at the timeout fails with `URLError(.timedOut)` then.
+  private func stream(
+    _ answer: Answer, _ plan: DribblePlan, to task: MockTask, _ request: URLRequest,
+    after delay: Duration, stub: StubTable.Definition?
+  ) {
+    var plan = plan
+    if request.timeoutInterval > 0 {
+      let timeout = Duration.seconds(request.timeoutInterval)
+      // Too late for the head as well: the delayed answer's timeout path.
+      guard delay <= timeout else {
+        return schedule(answer, to: task, request, after: delay, stub: stub)
+      }
+      plan.cut(at: timeout - delay)
+    }
+    let streaming = Streaming(task: task, request: request, answer: answer, plan: plan, stub: stub)
+    let duration = plan.failsAt ?? plan.pieces.last?.offset ?? .zero
+    if scheduler.runsInRealTimeByDefault, max(delay, duration) > .zero {
+      warnAboutRealTime(max(delay, duration), site: stub?.site ?? ownerSite)
+    }
+    if delay > .zero {
+      schedule(streaming, part: -1, after: delay)
+    } else {
+      streamParts(streaming, from: -1)
+    }
+    // Settled once the head is delivered or scheduled, as a delayed answer is.
+    settleResume()
+  }
+
+  /// A streamed answer on its way: what ``streamParts(_:from:)`` needs at each step.
+  private struct Streaming: Sendable {
+    let task: MockTask
+    let request: URLRequest
+    let answer: Answer
+    let plan: DribblePlan
+    let stub: StubTable.Definition?
+
+    /// The time of part `index` after the head: the head is part -1, at zero.
+    func offset(of index: Int) -> Duration {
+      index < 0 ? .zero : plan.pieces[index].offset
+    }
+  }
+
+  /// Delivers the parts due now, from `index` (-1 is the head), then schedules the next one
+  /// on the clock, or ends the exchange after the last.
+  private func streamParts(_ streaming: Streaming, from index: Int) {
+    let task = streaming.task
+    var index = index
+    while true {
+      let delivered = lendSink(of: task) { sink in
+        if index < 0 {
+          if let response = streaming.answer.response { sink.receive(response) }
+        } else {
+          sink.receive(streaming.plan.pieces[index].body)
+        }
+      }
+      guard delivered else { return }
+      let next = index + 1
+      guard next < streaming.plan.pieces.count else { break }
+      let wait = streaming.offset(of: next) - streaming.offset(of: index)
+      if wait > .zero {
+        schedule(streaming, part: next, after: wait)
+        return
+      }
+      index = next
+    }
+    if let failsAt = streaming.plan.failsAt {
+      // Cut by the request's timeout: the stream fails then.
+      let error = Answer(error: URLError(timedOutFor: streaming.request))
+      let wait = failsAt - streaming.offset(of: index)
+      guard wait > .zero else {
+        complete(task, with: error, stub: streaming.stub, yieldingToCancel: true)
+        return
+      }
+      let undo = scheduler.schedule(
+        after: wait, onStall: { [self] in stalled(streaming) },
+        { [self] in complete(task, with: error, stub: streaming.stub, yieldingToCancel: true) })
+      guard let undo else { return clockReleased(streaming, after: wait) }
+      setCancelPending(task, undo)
+      return
+    }
+    complete(
+      task, with: streaming.answer, stub: streaming.stub, yieldingToCancel: true, endOnly: true)
+  }
+
+  /// Schedules part `index` of a stream after `wait`; when the clock is gone, the exchange
+  /// fails at once.
+  private func schedule(_ streaming: Streaming, part index: Int, after wait: Duration) {
+    let undo = scheduler.schedule(
+      after: wait, onStall: { [self] in stalled(streaming) },
+      { [self] in streamParts(streaming, from: index) })
+    guard let undo else { return clockReleased(streaming, after: wait) }
+    setCancelPending(streaming.task, undo)
+  }
+
+  /// The stall watchdog ended a stream's next step: the exchange fails with a timeout.
+  private func stalled(_ streaming: Streaming) {
+    let stalled = "URLSessionMock: nothing advanced the VirtualClock to this answer"
+    let error = URLError(.timedOut, for: streaming.request, description: stalled)
+    complete(
+      streaming.task, with: Answer(error: error), stub: streaming.stub, yieldingToCancel: true)
+  }
+
+  /// A stream's next step cannot be scheduled: its VirtualClock is gone.
+  private func clockReleased(_ streaming: Streaming, after wait: Duration) {
+    let request = streaming.request
+    reporter.fail(
+      "\(request.summary) is answered after \(wait) on a VirtualClock that no longer exists, "
+        + "so nothing can ever advance it; the request fails with URLError(.timedOut). Keep "
+        + "the clock for as long as the test runs.", at: streaming.stub?.site ?? ownerSite)
+    let error = URLError(.timedOut, for: request, description: "its VirtualClock was released")
+    complete(streaming.task, with: Answer(error: error), stub: streaming.stub)
+  }
+
+  /// Runs `part` with the task's sink lent out, unless the task has ended or a cancel is under
+  /// way; returns whether the stream goes on. A cancel that begins while the sink is out leaves
+  /// its end to this call, which delivers it when the part returns.
+  private func lendSink(of task: MockTask, _ part: (any ResponseSink) -> Void) -> Bool {
+    guard let sink = state.withLock({ _ in task.lendSinkLocked() }) else { return false }
+    part(sink)
+    guard state.withLock({ _ in task.returnSinkLocked() }) else {
+      complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
+      return false
+    }
+    return true
+  }
+
   /// Hands the task to `session`; what that session answers is delivered as it is, and a
   /// cancel is passed on for that session to deliver.
   private func forward(_ task: MockTask, to session: any HTTPSession, site: CallSite) {
@@ -346,10 +487,12 @@ final class SessionCore: Sendable {
   /// that delivers its own answer (a stub's, a test's) lets that cancel deliver
   /// `URLError(.cancelled)`. With `settlingResume`, the resume that led here is settled in the
   /// same critical region, and its waiters are woken after the sink.
+  /// With `endOnly`, the sink has had the head and the body already (a streamed answer) and
+  /// gets only the end.
   @discardableResult
   func complete(
     _ task: MockTask, with answer: Answer, stub: StubTable.Definition?,
-    yieldingToCancel: Bool = false, settlingResume: Bool = false
+    yieldingToCancel: Bool = false, settlingResume: Bool = false, endOnly: Bool = false
   ) -> Bool {
     let (sink, waiters) = state.withLock {
       state -> ((any ResponseSink)?, [CheckedContinuation<Void, any Error>]) in
@@ -360,7 +503,9 @@ final class SessionCore: Sendable {
       finishLocked(task, answer, stub: stub, in: &state)
       return (sink, waiters)
     }
-    if let sink { answer.send(to: sink) }
+    if let sink {
+      if endOnly { sink.finish(answer.end) } else { answer.send(to: sink) }
+    }
     for waiter in waiters { waiter.resume() }
     return sink != nil
   }

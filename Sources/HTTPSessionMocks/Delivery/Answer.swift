@@ -53,16 +53,20 @@ final class Answer: @unchecked Sendable {
     self.init(data: nil, response: nil, error: error)
   }
 
-  /// Hands the answer to `sink`: the head, the body, the end.
+  /// How the exchange ends with this answer.
+  var end: ExchangeEnd {
+    if let unmatched { return .unmatched(unmatched) }
+    if let error { return .failed(error) }
+    return .complete
+  }
+
+  /// Hands the answer to `sink` at once: the head, the body, the end (an answer with neither
+  /// head nor body, such as an error, is its end alone).
   func send(to sink: any ResponseSink) {
-    let end: ExchangeEnd
-    if let unmatched {
-      end = .unmatched(unmatched)
-    } else if let error {
-      end = .failed(error)
+    if response == nil && data == nil {
+      sink.finish(end)
     } else {
-      end = .complete
+      sink.receiveWhole(response, data, end)
     }
-    sink.receiveWhole(response, data, end)
   }
 }

@@ -47,6 +47,9 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   @exclusivity(unchecked) private var lockedIsForwarded = false
   /// Undoes a scheduled delivery (a clock entry, a timer task, a forwarded task).
   @exclusivity(unchecked) private var lockedCancelPending: (@Sendable () -> Void)?
+  /// Whether the sink is lent out for one part of a streamed answer (a dribbled body) and
+  /// runs outside the lock; meanwhile nobody else may take it.
+  @exclusivity(unchecked) private var lockedSinkIsLent = false
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
@@ -112,12 +115,30 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   /// Takes the sink to deliver an answer: `nil` once it has been taken, or, when
   /// `yieldingToCancel`, while a cancel is under way (that cancel delivers).
+  /// While the sink is lent out it is not taken: whoever returns it delivers what comes next.
   func takeSinkLocked(yieldingToCancel: Bool) -> (any ResponseSink)? {
-    guard let sink = lockedSink, !(yieldingToCancel && lockedState == .canceling) else {
+    guard let sink = lockedSink, !lockedSinkIsLent,
+      !(yieldingToCancel && lockedState == .canceling)
+    else {
       return nil
     }
     lockedSink = nil
     return sink
+  }
+
+  /// Lends the sink out for one part of a streamed answer, if the task still runs and no
+  /// cancel is under way; the caller hands it back with ``returnSinkLocked()``.
+  func lendSinkLocked() -> (any ResponseSink)? {
+    guard lockedState == .running, !lockedSinkIsLent, let sink = lockedSink else { return nil }
+    lockedSinkIsLent = true
+    return sink
+  }
+
+  /// Takes back a lent sink; returns `false` when a cancel began meanwhile (it found the sink
+  /// lent and left the delivery of its end to the caller).
+  func returnSinkLocked() -> Bool {
+    lockedSinkIsLent = false
+    return lockedState == .running
   }
 
   /// Takes the sink to hand to a forwarded task, if the task still runs; from now on the

@@ -14,7 +14,7 @@ enum ErrorText {
     return "URLError(.\(name))"
   }
 
-  private static let names: [URLError.Code: String] = [
+  static let names: [URLError.Code: String] = [
     .cancelled: "cancelled", .timedOut: "timedOut",
     .notConnectedToInternet: "notConnectedToInternet",
     .networkConnectionLost: "networkConnectionLost", .resourceUnavailable: "resourceUnavailable",

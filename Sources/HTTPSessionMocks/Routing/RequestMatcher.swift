@@ -31,7 +31,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case method(String)
     case pattern(URLPattern)
     case regex(String, NSRegularExpression)
-    case predicate(String, @Sendable (URLRequest) -> Bool)
+    case predicate(String, Predicate)
     case query([(name: String, value: String?)])
     case header(String, String?)
     case body(Data)
@@ -40,6 +40,18 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case either(Node, Node)
     case not(Node)
     case invalid(String)
+    /// A request of a MockingBird bundle: its own rules for method, URL and query.
+    case mockingBird(MockingBirdRequest)
+  }
+
+  /// A closure from the test, kept in an object so that a matcher that holds it equals itself
+  /// (by identity) and no other.
+  final class Predicate: Sendable {
+    let test: @Sendable (URLRequest) -> Bool
+
+    init(_ test: @escaping @Sendable (URLRequest) -> Bool) {
+      self.test = test
+    }
   }
 
   let node: Node
@@ -59,7 +71,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// mock.verify(.get("/users/octocat") && hasTraceID)
   /// ```
   public init(_ description: String, _ predicate: @escaping @Sendable (URLRequest) -> Bool) {
-    self.init(.predicate(description, predicate), description: description)
+    self.init(.predicate(description, Predicate(predicate)), description: description)
   }
 
   /// What is wrong with the patterns in this matcher; empty when it is well formed.
@@ -285,7 +297,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         result.miss("URL: \(text) does not match /\(source)/", weight: 2)
       }
     case .predicate(let description, let predicate):
-      if !predicate(facts.request) { result.miss("\(description): not satisfied") }
+      if !predicate.test(facts.request) { result.miss("\(description): not satisfied") }
     case .query(let items):
       PatternComparison.compareQuery(items, facts, into: &result)
     case .header(let name, let value):
@@ -350,10 +362,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       if innerResult.matched { result.miss("matched what it should not: \(Self.describe(inner))") }
     case .invalid(let message):
       result.miss(message, weight: 100)
+    case .mockingBird(let request):
+      request.compare(facts, into: &result)
     }
   }
 
-  private static func describe(_ node: Node) -> String {
+  static func describe(_ node: Node) -> String {
     switch node {
     case .any: return "any request"
     case .method(let method): return method
@@ -369,6 +383,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case .either(let a, let b): return "(\(describe(a)) or \(describe(b)))"
     case .not(let inner): return "not (\(describe(inner)))"
     case .invalid(let message): return message
+    case .mockingBird(let request): return request.description
     }
   }
 

@@ -29,6 +29,9 @@ public struct StubResponse: Sendable {
     case json(Data)
     /// A fixture file, read when first used, so that a missing file fails where it is used.
     case file(name: String, bundle: Bundle)
+    /// A body read from a file of a bundle folder (`path`, relative to the folder), kept with
+    /// its name so that writing the bundle puts it back in the same file.
+    case stored(path: String, data: Data)
   }
 
   enum Content: @unchecked Sendable {
@@ -41,7 +44,7 @@ public struct StubResponse: Sendable {
 
   /// The content and its caches, in one object so that copying a response (as routing does
   /// for every request) is one retain.
-  private let storage: Storage
+  let storage: Storage
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
   /// How the body is spread over time, if it is: see ``dribbled(inChunks:over:)``.
@@ -51,6 +54,19 @@ public struct StubResponse: Sendable {
   struct Dribble: Sendable, Equatable {
     var chunks: Int
     var duration: Duration
+
+    /// What makes these values unusable, naming them; `nil` when they are fine.
+    var problem: String? {
+      if chunks < 1 {
+        return "dribbled(inChunks: \(chunks), over: \(duration)) needs at least 1 chunk; "
+          + "give a positive number of chunks."
+      }
+      if duration < .zero {
+        return "dribbled(inChunks: \(chunks), over: \(duration)) needs a duration that is not "
+          + "negative; give .zero or more."
+      }
+      return nil
+    }
   }
 
   var content: Content { storage.content }
@@ -175,6 +191,38 @@ public struct StubResponse: Sendable {
 
   /// This answer with its body sent in `chunks` pieces spaced evenly over `duration`, on the
   /// mock's clock (WireMock's chunked dribble delay).
+  ///
+  /// The response head arrives at the answer's time (after any ``delayed(by:)``), then piece
+  /// `i` of the body at `duration · i / chunks` after it, so the body is complete when
+  /// `duration` is over. What the code under test sees depends on the door it came through:
+  ///
+  /// - **Injected** (the mock as an `HTTPSession`): completion handlers, `data(for:)` and
+  ///   downloads get the whole body at the end of the duration, as a real session's would.
+  /// - **URLProtocol bridge** (a real `URLSession` from the mock): on Apple platforms a
+  ///   delegate's `urlSession(_:dataTask:didReceive:)` sees each piece as the test advances the
+  ///   clock; on Linux the body arrives in one piece at the end of the duration (corelibs keeps
+  ///   only the last piece for completion-handler tasks). A completion handler always gets the
+  ///   whole body.
+  /// - **Loopback server**: the body is written with `Transfer-Encoding: chunked`, each piece
+  ///   when the clock reaches it (to an HTTP/1.0 client, unframed, and the connection closes).
+  ///
+  /// ```swift
+  /// let clock = VirtualClock()
+  /// let mock = URLSessionMock(clock: clock)
+  /// mock.stub(.get("/video"), with: .data(movie).dribbled(inChunks: 10, over: .seconds(5)))
+  /// // ... start the download, then:
+  /// await clock.advance(by: .seconds(1))  // two pieces have arrived
+  /// ```
+  ///
+  /// The request's `timeoutInterval` counts the whole duration: an answer whose last piece is
+  /// due later than that fails with `URLError(.timedOut)` at the timeout. Cancelling the task
+  /// stops the pieces. An empty body (a `HEAD` request, a 204) has nothing to dribble and
+  /// arrives whole after the delay; a body shorter than `chunks` bytes goes one byte a piece.
+  /// An error answer is not dribbled.
+  ///
+  /// > Important: `chunks` must be at least 1 and `duration` not negative; a response with
+  /// > other values fails the test when it is used, naming them, and the request fails with
+  /// > `URLError(.resourceUnavailable)`.
   public func dribbled(inChunks chunks: Int, over duration: Duration) -> StubResponse {
     var copy = self
     copy.dribble = Dribble(chunks: chunks, duration: duration)
@@ -200,6 +248,7 @@ public struct StubResponse: Sendable {
   ///
   /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body.
   func resolve(for request: URLRequest) -> Resolved {
+    if let problem = dribble?.problem { return .invalid(problem) }
     let url = request.url ?? URL(fileURLWithPath: "/")
     let isHead = request.isHead
     // Answers are immutable: the one made last is reused while requests keep coming for the
@@ -309,7 +358,7 @@ extension StubResponse {
     private static func build(_ form: Body) -> Result<Data, Problem> {
       switch form {
       case .empty: return .success(Data())
-      case .data(let data), .json(let data): return .success(data)
+      case .data(let data), .json(let data), .stored(_, let data): return .success(data)
       case .text(let text): return .success(Data(text.utf8))
       case .file(let name, let bundle):
         let url =

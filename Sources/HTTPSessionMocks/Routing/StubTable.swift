@@ -191,6 +191,8 @@ struct StubTable: Sendable {
   var usage = StubSlots<Usage>()
   var nextID = 0
   var scenarioState = URLSessionMock.initialScenarioState
+  /// The stubs the last `use(_:)` of a bundle added, which the next one replaces.
+  var bundleStubIDs: [Int] = []
 
   /// Registers a stub; returns its id.
   mutating func add(_ matcher: RequestMatcher, responder: Responder, site: CallSite) -> Int {

@@ -18,18 +18,8 @@ enum ResponseEncoder {
   ) -> [UInt8] {
     let http = response as? HTTPURLResponse
     let status = http?.statusCode ?? 200
-    var fields: [(String, String)] = []
-    if let http {
-      for (key, value) in http.allHeaderFields {
-        let name = "\(key)"
-        guard !managed.contains(name.lowercased()) else { continue }
-        fields.append((name, "\(value)"))
-      }
-      fields.sort { $0.0.lowercased() < $1.0.lowercased() }
-    } else if let mimeType = response?.mimeType {
-      fields.append(("Content-Type", mimeType))
-    }
-    let hasBody = !(100..<200).contains(status) && status != 204 && status != 304
+    var fields = stubFields(of: response)
+    let hasBody = allowsBody(status)
     if hasBody {
       // A HEAD answer has no body to count; it keeps the length the response names, that is,
       // the length a GET would get.
@@ -41,6 +31,79 @@ enum ResponseEncoder {
     var bytes = head(status: status, fields: fields)
     if hasBody && request.method != "HEAD" { bytes.append(contentsOf: body) }
     return bytes
+  }
+
+  /// How a streamed body is framed on the wire.
+  enum Framing: Equatable {
+    /// `Transfer-Encoding: chunked`: each piece is a chunk, and a last empty chunk ends it.
+    case chunked
+    /// An HTTP/1.0 client: the pieces as they are, and the connection closes after the last.
+    case untilClose
+    /// No body at all (`HEAD`, 1xx, 204, 304): the pieces are dropped.
+    case none
+  }
+
+  /// The head of a response whose body follows in pieces (a dribbled stub): chunked for
+  /// HTTP/1.1 clients, unframed and closing for HTTP/1.0 ones; no `Content-Length` either way.
+  static func encodeStreamedHead(response: URLResponse, request: HTTPRequest, keepsAlive: Bool)
+    -> (bytes: [UInt8], framing: Framing)
+  {
+    let status = (response as? HTTPURLResponse)?.statusCode ?? 200
+    var fields = stubFields(of: response)
+    let framing: Framing
+    if !allowsBody(status) || request.method == "HEAD" {
+      framing = .none
+      appendConnection(&fields, request: request, keepsAlive: keepsAlive && status >= 200)
+    } else if request.minorVersion == 0 {
+      framing = .untilClose
+      appendConnection(&fields, request: request, keepsAlive: false)
+    } else {
+      framing = .chunked
+      fields.append(("Transfer-Encoding", "chunked"))
+      appendConnection(&fields, request: request, keepsAlive: keepsAlive && status >= 200)
+    }
+    return (head(status: status, fields: fields), framing)
+  }
+
+  /// One piece of a streamed body, framed as `framing` says (nothing for an empty piece: an
+  /// empty chunk would end the body).
+  static func encodePiece(_ piece: Data, framing: Framing) -> [UInt8] {
+    guard !piece.isEmpty else { return [] }
+    switch framing {
+    case .none: return []
+    case .untilClose: return Array(piece)
+    case .chunked:
+      var bytes = Array((String(piece.count, radix: 16) + "\r\n").utf8)
+      bytes.append(contentsOf: piece)
+      bytes.append(contentsOf: [13, 10])
+      return bytes
+    }
+  }
+
+  /// The end of a streamed body: the last, empty chunk.
+  static func encodeEnd(framing: Framing) -> [UInt8] {
+    framing == .chunked ? Array("0\r\n\r\n".utf8) : []
+  }
+
+  /// The stub's own header fields, without those the server writes itself, sorted by name.
+  private static func stubFields(of response: URLResponse?) -> [(String, String)] {
+    var fields: [(String, String)] = []
+    if let http = response as? HTTPURLResponse {
+      for (key, value) in http.allHeaderFields {
+        let name = "\(key)"
+        guard !managed.contains(name.lowercased()) else { continue }
+        fields.append((name, "\(value)"))
+      }
+      fields.sort { $0.0.lowercased() < $1.0.lowercased() }
+    } else if let mimeType = response?.mimeType {
+      fields.append(("Content-Type", mimeType))
+    }
+    return fields
+  }
+
+  /// Whether a response with this status carries a body: not 1xx, 204 or 304.
+  private static func allowsBody(_ status: Int) -> Bool {
+    !(100..<200).contains(status) && status != 204 && status != 304
   }
 
   /// A `text/plain` response the server makes itself: a 404 with the near-miss report, or a

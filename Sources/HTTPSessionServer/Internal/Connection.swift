@@ -25,6 +25,9 @@ final class Connection: @unchecked Sendable {
 
   private enum Event: @unchecked Sendable {
     // @unchecked Sendable: a `URLResponse` is not mutated once the mock hands it over.
+    /// An answer given at once.
+    case whole(URLResponse?, Data?, ExchangeEnd)
+    /// The head of an answer whose body follows in pieces (a dribbled stub).
     case response(URLResponse)
     case body(Data)
     case finish(ExchangeEnd)
@@ -42,7 +45,9 @@ final class Connection: @unchecked Sendable {
   }
 
   /// The connection's side of the seam: queues what the mock answers for the connection's
-  /// thread. Events of an exchange that is over (cancelled, stopped) are dropped.
+  /// thread. Events of an exchange that is over (cancelled, stopped) are dropped. The core
+  /// hands an answer it has whole to `receiveWhole`, and calls `receive` for each part only
+  /// when it streams the body; that is how the connection knows to write chunks.
   private final class Sink: ResponseSink {
     let connection: Connection
     let exchange: Int
@@ -53,6 +58,9 @@ final class Connection: @unchecked Sendable {
     func receive(_ response: URLResponse) { connection.deliver(.response(response), exchange) }
     func receive(_ body: Data) { connection.deliver(.body(body), exchange) }
     func finish(_ end: ExchangeEnd) { connection.deliver(.finish(end), exchange) }
+    func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
+      connection.deliver(.whole(response, body, end), exchange)
+    }
   }
 
   let fd: Int32
@@ -200,9 +208,12 @@ final class Connection: @unchecked Sendable {
       return shared.exchange
     }
     let cancel = handler.send(urlRequest, to: Sink(connection: self, exchange: id))
+    let keepsAlive = request.keepsAlive
     var response: URLResponse?
     var body = Data()
     var outcome: ExchangeEnd?
+    /// Set once the head of a streamed answer is written: its pieces go out as they come.
+    var framing: ResponseEncoder.Framing?
     while outcome == nil {
       let (events, stopping) = lock.withLock {
         defer { shared.events = [] }
@@ -210,15 +221,34 @@ final class Connection: @unchecked Sendable {
         shared.waiting = true
         return (shared.events, shared.stopping)
       }
-      for event in events {
+      var written = true
+      for event in events where outcome == nil && written {
         switch event {
-        case .response(let value): response = response ?? value
-        case .body(let piece): body.append(piece)
-        case .finish(let end): outcome = outcome ?? end
+        case .whole(let head, let data, let end):
+          if framing == nil {
+            response = head
+            if let data { body.append(data) }
+          }
+          outcome = end
+        case .response(let head):
+          guard framing == nil else { continue }
+          response = head
+          let streamed = ResponseEncoder.encodeStreamedHead(
+            response: head, request: request, keepsAlive: keepsAlive)
+          framing = streamed.framing
+          written = writeAll(streamed.bytes)
+        case .body(let piece):
+          if let framing {
+            written = writeAll(ResponseEncoder.encodePiece(piece, framing: framing))
+          } else {
+            body.append(piece)
+          }
+        case .finish(let end):
+          outcome = end
         }
       }
       if outcome != nil { break }
-      if stopping || !waitDuringExchange() {
+      if !written || stopping || !waitDuringExchange() {
         lock.withLock { shared.waiting = false }
         cancel()
         return false
@@ -228,7 +258,12 @@ final class Connection: @unchecked Sendable {
       shared.exchange += 1
       shared.waiting = false
     }
-    let keepsAlive = request.keepsAlive
+    if let framing {
+      // A streamed answer: its end, or, cut short, a close that leaves the body incomplete.
+      guard case .complete = outcome else { return false }
+      guard writeAll(ResponseEncoder.encodeEnd(framing: framing)) else { return false }
+      return framing != .untilClose && keepsAlive && ResponseEncoder.allowsKeepAlive(response)
+    }
     switch outcome {
     case .complete:
       let bytes = ResponseEncoder.encode(

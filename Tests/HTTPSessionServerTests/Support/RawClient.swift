@@ -80,6 +80,33 @@ final class RawClient {
     pending.isEmpty && readChunk() == nil
   }
 
+  /// Bytes received and not read yet.
+  var bufferedByteCount: Int { pending.count }
+
+  /// Reads until the buffer holds `marker`; returns the count of bytes up to its end.
+  fileprivate func readUntil(_ marker: [UInt8]) -> Int? {
+    while true {
+      if let range = pending.firstRange(of: marker) { return range.upperBound }
+      guard let chunk = readChunk() else { return nil }
+      pending += chunk
+    }
+  }
+
+  /// Reads until the buffer holds at least `count` bytes.
+  fileprivate func fill(_ count: Int) -> Bool {
+    while pending.count < count {
+      guard let chunk = readChunk() else { return false }
+      pending += chunk
+    }
+    return true
+  }
+
+  /// Removes and returns the first `count` buffered bytes.
+  fileprivate func take(_ count: Int) -> [UInt8] {
+    defer { pending.removeFirst(count) }
+    return Array(pending[..<count])
+  }
+
   private func readChunk() -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: 65_536)
     let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -114,6 +141,42 @@ final class RawClient {
       guard let chunk = readChunk() else { return nil }
       pending += chunk
     }
+  }
+}
+
+extension RawClient {
+  /// Reads the head of a response: (status, headers with lowercased names); nil if the
+  /// connection closed first. The body stays buffered.
+  func readHead() -> (status: Int, headers: [String: String])? {
+    guard let end = readUntil([13, 10, 13, 10]) else { return nil }
+    let headText = String(decoding: take(end)[..<(end - 4)], as: UTF8.self)
+    var lines = headText.components(separatedBy: "\r\n")
+    let statusLine = lines.removeFirst().split(separator: " ")
+    guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+    var headers: [String: String] = [:]
+    for line in lines {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+        .trimmingCharacters(in: .whitespaces)
+    }
+    return (status, headers)
+  }
+
+  /// Reads one chunk of a chunked body: its bytes, empty for the last chunk (whose closing
+  /// line is read too); nil if the connection closed first or the framing is wrong.
+  func readBodyChunk() -> [UInt8]? {
+    guard let lineEnd = readUntil([13, 10]) else { return nil }
+    let sizeLine = String(decoding: take(lineEnd).dropLast(2), as: UTF8.self)
+    guard let size = Int(sizeLine, radix: 16) else { return nil }
+    guard fill(size + 2) else { return nil }
+    let chunk = take(size + 2)
+    guard chunk.suffix(2) == [13, 10] else { return nil }
+    return Array(chunk.dropLast(2))
+  }
+
+  /// Reads exactly `count` bytes of an unframed body; nil if the connection closed first.
+  func readBytes(_ count: Int) -> [UInt8]? {
+    fill(count) ? take(count) : nil
   }
 }
 

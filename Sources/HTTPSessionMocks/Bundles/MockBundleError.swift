@@ -1,0 +1,50 @@
+/// Why a bundle could not be read or written: the file, the place in it, and what was expected.
+///
+/// Readers never crash and never load part of a file: they throw this error instead, with a path
+/// into the document that points at the problem.
+///
+/// ```text
+/// Fixtures/bundle.json: entries[12].response.status: expected a number, got "abc"
+/// Mocks/loggedIn/bundle.json: [1].response.code: expected a number, got "abc"
+/// ```
+public struct MockBundleError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What kind of problem it is.
+  public enum Kind: Sendable, Equatable {
+    /// The file or folder could not be read.
+    case unreadable
+    /// The document is not what the format expects.
+    case malformed
+    /// A body file that an entry names does not exist or cannot be read.
+    case missingFile
+    /// A body file path leads outside the bundle's folder (`..`, an absolute path, a symbolic
+    /// link out); bundles never read outside their folder.
+    case fileOutsideBundle
+    /// A stub cannot be stored in a file: its matcher or response runs a closure, or its error
+    /// is not a `URLError`.
+    case unstorable
+    /// The operation is not available (yet) for this input.
+    case unsupported
+  }
+
+  /// What kind of problem it is.
+  public let kind: Kind
+  /// The file (or `MockBundle` for a bundle built in code) that has the problem.
+  public let source: String
+  /// Where in the document: a JSON path such as `entries[12].response.status`, or `[1].response`
+  /// in a MockingBird bundle; empty for the whole document.
+  public let path: String
+  /// What was wrong and what was expected.
+  public let problem: String
+
+  init(_ kind: Kind, source: String, path: String = "", _ problem: String) {
+    self.kind = kind
+    self.source = source
+    self.path = path
+    self.problem = problem
+  }
+
+  /// `source: path: problem`.
+  public var description: String {
+    "\(source): " + (path.isEmpty ? "" : "\(path): ") + problem
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A dribbled body cut into its pieces, each with its time after the response head: piece `i`
+/// of `n` (from 1) at `duration · i / n`, so that the last one arrives when the duration is
+/// over.
+///
+/// A body shorter than the number of chunks is sent one byte a piece, still spread over the
+/// whole duration. A request's timeout may cut the plan short: the pieces due after it are
+/// dropped and the stream fails at the timeout instead.
+struct DribblePlan: Sendable {
+  struct Piece: Sendable {
+    let body: Data
+    /// The time after the response head at which the piece is due.
+    let offset: Duration
+  }
+
+  private(set) var pieces: [Piece]
+  /// When the plan was cut by a timeout: the time after the head at which the stream fails.
+  private(set) var failsAt: Duration?
+
+  /// The plan for `body`, or `nil` when there is nothing to dribble (an empty body).
+  /// `dribble` must be valid (``StubResponse/Dribble/problem`` is `nil`).
+  init?(body: Data, _ dribble: StubResponse.Dribble) {
+    guard !body.isEmpty, dribble.chunks >= 1, dribble.duration >= .zero else { return nil }
+    let count = min(dribble.chunks, body.count)
+    // Sizes differ by at most one byte: the first `extra` pieces get one more. Worked out
+    // without multiplying, so no body or chunk count can overflow.
+    let (size, extra) = body.count.quotientAndRemainder(dividingBy: count)
+    let step = dribble.duration / count
+    var pieces: [Piece] = []
+    pieces.reserveCapacity(count)
+    var start = body.startIndex
+    for index in 1...count {
+      let end = start + size + (index <= extra ? 1 : 0)
+      let offset = index == count ? dribble.duration : step * index
+      pieces.append(Piece(body: Data(body[start..<end]), offset: offset))
+      start = end
+    }
+    self.pieces = pieces
+  }
+
+  /// Drops the pieces due after `limit` (the time left before the request times out); the
+  /// stream then fails at `limit`. Changes nothing when every piece is due by then.
+  mutating func cut(at limit: Duration) {
+    guard let last = pieces.last, last.offset > limit else { return }
+    pieces.removeAll { $0.offset > limit }
+    failsAt = limit
+  }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Testing)
+  import Testing
+#endif
+
+/// Carries a test's task-local context to work that a door runs on another thread.
+///
+/// Swift Testing attributes an issue, and matches it against `withKnownIssue`, through task-local
+/// values of the task that records it. A door whose requests arrive on threads of its own (the
+/// URLProtocol bridge: URL loading calls `startLoading()` on its work queue) would record its
+/// reports (an unmatched request) outside the test, where no `withKnownIssue` can see them. But
+/// such a door often has one moment on the test's own task: corelibs and Apple's URL loading make
+/// the protocol object synchronously inside `resume()`. Capturing a relay there makes an
+/// unstructured task, which inherits the test's task-local values (the current test, an open
+/// `withKnownIssue` scope, the package's own report capture); the door hands the request's work
+/// to it, so reports made during that work are recorded as if the test had made them.
+///
+/// Outside a test (a benchmark, an app under UI test), ``captureIfInTest()`` returns `nil` and the
+/// door runs its work directly: no task is made.
+package final class TestContextRelay: Sendable {
+  private let outlet: AsyncStream<@Sendable () -> Void>.Continuation
+
+  /// A relay for the current task's test context, or `nil` when the current task is not part of
+  /// a test (nor of a report capture scope).
+  package static func captureIfInTest() -> TestContextRelay? {
+    guard isInTest else { return nil }
+    return TestContextRelay()
+  }
+
+  /// Whether the current task runs inside a test or a report capture scope.
+  static var isInTest: Bool {
+    if ReportCapture.current != nil { return true }
+    #if canImport(Testing)
+      if Test.current != nil { return true }
+    #endif
+    return false
+  }
+
+  private init() {
+    let (jobs, outlet) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
+    self.outlet = outlet
+    // An unstructured task (not a detached one): it inherits the current task's task-local
+    // values, which is the point of the relay. It ends when the stream finishes.
+    Task {
+      for await job in jobs { job() }
+    }
+  }
+
+  /// Runs `job` inside the captured context, soon, on the relay's task; jobs run one at a time,
+  /// in the order given.
+  package func run(_ job: @escaping @Sendable () -> Void) {
+    outlet.yield(job)
+  }
+
+  /// Ends the relay's task once the jobs given so far have run.
+  package func close() {
+    outlet.finish()
+  }
+
+  deinit {
+    outlet.finish()
+  }
+}
