@@ -19,6 +19,27 @@ class MockURLProtocol: URLProtocol {
 
   /// The sink of the exchange under way, so that `stopLoading()` can stop it.
   private var exchange: ProtocolSink?
+  /// The test's context, captured where URL loading makes the protocol object: inside the
+  /// task's `resume()`, on the test's own task. The request's work runs there, so that what the
+  /// mock reports (an unmatched request) is recorded in the test, where `withKnownIssue` and the
+  /// package's report capture see it. `nil` outside a test: the work runs directly.
+  private let relay: TestContextRelay?
+
+  #if canImport(FoundationNetworking)
+    required init(
+      request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?
+    ) {
+      relay = TestContextRelay.captureIfInTest()
+      super.init(request: request, cachedResponse: cachedResponse, client: client)
+    }
+  #else
+    override init(
+      request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?
+    ) {
+      relay = TestContextRelay.captureIfInTest()
+      super.init(request: request, cachedResponse: cachedResponse, client: client)
+    }
+  #endif
 
   override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
@@ -31,6 +52,17 @@ class MockURLProtocol: URLProtocol {
   override func startLoading() {
     let sink = ProtocolSink(protocol: self, request: request)
     exchange = sink
+    guard let relay else { return load(into: sink) }
+    // URLProtocol is not Sendable: the job only reads what URL loading set before
+    // `startLoading()` (the request, the task) and never runs at the same time as this method.
+    nonisolated(unsafe) let loader = self
+    relay.run { loader.load(into: sink) }
+    relay.close()
+  }
+
+  /// Sends the request through the mock's one request path, answering into `sink`.
+  private func load(into sink: ProtocolSink) {
+    guard !sink.isStopped else { return }  // cancelled before the work began
     guard let mock = answeringMock() else {
       sink.fail(URLError(.resourceUnavailable, for: request, description: missingMockReason))
       return

@@ -65,6 +65,9 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
     task?.cancel()
   }
 
+  /// Whether URL loading has stopped the exchange.
+  package var isStopped: Bool { state.withLock { $0.stopped } }
+
   /// Fails the exchange before the request reached the mock (the door's own errors).
   package func fail(_ error: any Error) {
     guard let (urlProtocol, client) = takeTarget() else { return }

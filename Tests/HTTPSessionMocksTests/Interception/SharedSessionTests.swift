@@ -99,18 +99,24 @@ import Testing
     #expect(mock.requests.count == 2)
   }
 
-  @Test func theSynchronousFormReturnsTheBodysValue() throws {
+  @Test func theSynchronousFormReturnsTheBodysValue() async throws {
     let mock = mock(answering: "sync")
     let seen = Deliveries()
-    let answer = mock.interceptingSharedSession { () -> Int in
-      let done = DispatchSemaphore(value: 0)
-      URLSession.shared.dataTask(with: URL(string: Self.closed + "/who")!) {
-        data, response, error in
-        seen.handler(data, response, error)
-        done.signal()
-      }.resume()
-      done.wait()
-      return 42
+    let url = URL(string: Self.closed + "/who")!
+    // On a thread of its own, as synchronous code runs: the form blocks its thread.
+    let answer = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
+      Thread {
+        let value = mock.interceptingSharedSession { () -> Int in
+          let answered = DispatchSemaphore(value: 0)
+          URLSession.shared.dataTask(with: url) { data, response, error in
+            seen.handler(data, response, error)
+            answered.signal()
+          }.resume()
+          answered.wait()
+          return 42
+        }
+        done.resume(returning: value)
+      }.start()
     }
     #expect(answer == 42)
     #expect(seen.first?.data == Data("sync".utf8))

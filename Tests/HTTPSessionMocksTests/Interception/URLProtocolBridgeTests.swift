@@ -216,6 +216,20 @@ import Testing
     #expect(reports.first?.line == line)
   }
 
+  @Test func anUnmatchedReportReachesTheTestThatMadeTheRequest() async throws {
+    // The mock is made outside the capture scope, and URL loading runs the protocol on threads
+    // of its own: only the test context that the bridge carries from `resume()` brings the
+    // report into the scope.
+    let mock = URLSessionMock()
+    let session = mock.makeURLSession()
+    let reports = await capturedReports {
+      let seen = await Seen.sending(request("GET", "https://x.test/nothing"), through: session)
+      #expect(seen.errorCode == .resourceUnavailable)
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("No stub matches GET https://x.test/nothing") == true)
+  }
+
   @Test func theUnmatchedRequestPolicyAnswersThroughTheSessionToo() async throws {
     let mock = URLSessionMock()
     mock.unmatchedRequestPolicy = .respond(with: .status(418))
@@ -280,6 +294,25 @@ import Testing
     await #expect { try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }
     await clock.advance(by: .seconds(20))
     #expect(mock.events.contains { $0.kind == .cancelled })
+  }
+
+  @Test func aDribbledBodyReachesADelegateWhenTheClockHasMoved() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    let payload = Data((0..<1000).map { UInt8($0 % 251) })
+    mock.stub(.get("/download"), with: .data(payload).dribbled(inChunks: 4, over: .seconds(4)))
+    let log = DelegateLog()
+    let session = mock.makeURLSession(delegate: log)
+    session.dataTask(with: URL(string: "https://x.test/download")!).resume()
+    try await mock.waitForRequests(count: 1)
+    for _ in 0..<4 { await clock.advance(by: .seconds(1)) }
+    #expect(await log.nextCompletion() == nil)
+    #expect(log.receivedPieces.reduce(Data(), +) == payload)
+    #if canImport(FoundationNetworking)
+      #expect(log.receivedPieces.count == 1)  // Linux: one piece, at the end (see ProtocolSink)
+    #else
+      #expect(log.receivedPieces.count == 4)
+    #endif
   }
 
   // MARK: - Redirects
