@@ -9,10 +9,10 @@ extension Scenario {
   /// (9) The URLProtocol bridge: a real `URLSession` answered by a one-stub mock with the same
   /// prebuilt answer as the bare stub of (5), one request at a time (each waits for its
   /// completion). The session comes from `mock.makeURLSession()`, which turns the URL cache
-  /// off; `throughIntercept` makes it instead from an intercepted `.ephemeral` configuration,
-  /// cache and all, exactly like the bare stub's, so that the two figures differ only by the
-  /// bridge: the mock's isolation (the per-mock class and its table), routing, the journal and
-  /// the sink.
+  /// off; `throughIntercept` makes it instead from an intercepted `.ephemeral` configuration with
+  /// the URL cache put back, exactly like the bare stub's, so that the two figures differ only by
+  /// the bridge: the mock's isolation (the per-mock class and its table), routing, the journal
+  /// and the sink.
   static func urlProtocolBridge(_ count: Int, throughIntercept: Bool = false) throws -> Workload {
     let name = throughIntercept ? "bridge-intercepted" : "urlprotocol-bridge"
     let mock = URLSessionMock()
@@ -21,6 +21,7 @@ extension Scenario {
     if throughIntercept {
       let configuration = URLSessionConfiguration.ephemeral
       mock.intercept(configuration)
+      configuration.urlCache = URLSessionConfiguration.ephemeral.urlCache  // as the bare stub's
       session = URLSession(configuration: configuration)
     } else {
       session = mock.makeURLSession()

@@ -24,8 +24,7 @@ extension URLSessionMock {
   /// ```
   ///
   /// Each mock has a protocol class of its own, so sessions of mocks in parallel tests never see
-  /// each other's requests. The configuration is copied; its cache is turned off, so that every
-  /// request reaches the mock.
+  /// each other's requests. The configuration is copied, and routed as by ``intercept(_:)``.
   ///
   /// > Important: A URLProtocol never sees the body of `uploadTask(with:from:)` or
   /// > `upload(for:from:)`, nor the configuration's `httpAdditionalHeaders`; see
@@ -42,8 +41,6 @@ extension URLSessionMock {
     delegate: (any URLSessionDelegate)? = nil, delegateQueue: OperationQueue? = nil
   ) -> URLSession {
     let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
-    copy.urlCache = nil
-    copy.requestCachePolicy = .reloadIgnoringLocalCacheData
     intercept(copy)
     return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
   }
@@ -61,12 +58,18 @@ extension URLSessionMock {
   /// let client = APIClient(configuration: configuration)  // builds its own URLSession
   /// ```
   ///
+  /// It also turns the configuration's URL cache off (`urlCache = nil`): the mock answers every
+  /// request and never lets URL loading cache an answer, so a cache would only add a lookup,
+  /// which on Linux moves the request to a background thread first, where a report of the
+  /// mock's can no longer reach the test that made the request.
+  ///
   /// Sessions made from the configuration before this call are not affected: a `URLSession`
   /// copies its configuration.
   public func intercept(_ configuration: URLSessionConfiguration) {
     let bridge: AnyClass = BridgeTable.protocolClass(for: self)
     let others = (configuration.protocolClasses ?? []).filter { !($0 is MockURLProtocol.Type) }
     configuration.protocolClasses = [bridge] + others
+    configuration.urlCache = nil
   }
 
   /// Runs `body` with `URLSession.shared` answered by this mock, and returns what it returns.

@@ -230,6 +230,21 @@ import Testing
     #expect(reports.first?.message.contains("No stub matches GET https://x.test/nothing") == true)
   }
 
+  @Test func anInterceptedDefaultConfigurationReportsInTheTestToo() async throws {
+    // `.default` comes with the shared URL cache, whose lookup would make the protocol object
+    // on a background thread: `intercept` turns it off.
+    let mock = URLSessionMock()
+    let configuration = URLSessionConfiguration.default
+    mock.intercept(configuration)
+    #expect(configuration.urlCache == nil)
+    let session = URLSession(configuration: configuration)
+    let reports = await capturedReports {
+      _ = await Seen.sending(request("GET", "https://x.test/uncached"), through: session)
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("https://x.test/uncached") == true)
+  }
+
   @Test func theUnmatchedRequestPolicyAnswersThroughTheSessionToo() async throws {
     let mock = URLSessionMock()
     mock.unmatchedRequestPolicy = .respond(with: .status(418))
