@@ -70,6 +70,13 @@ struct Report: Sendable {
       Goal(
         label: "(5) urlprotocol at least 200× slower than mock", figure: times(slower),
         met: slower >= 200))
+    for name in ["urlprotocol-bridge", "bridge-intercepted"] {
+      let bridge = median(name) / median("urlprotocol")
+      goals.append(
+        Goal(
+          label: "(9) \(name) within 1.25× of urlprotocol", figure: times(bridge),
+          met: bridge <= 1.25))
+    }
     let wall = median("virtual-time")
     goals.append(
       Goal(

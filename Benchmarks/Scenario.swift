@@ -76,6 +76,15 @@ extension Scenario {
         count in
         try urlProtocol(count)
       },
+      Scenario(name: "urlprotocol-bridge", metric: .nsPerRequest, requests: quick ? 100 : 500) {
+        count in
+        try urlProtocolBridge(count)
+      },
+      Scenario(
+        name: "bridge-intercepted", metric: .nsPerRequest, requests: quick ? 100 : 500
+      ) { count in
+        try urlProtocolBridge(count, throughIntercept: true)
+      },
       Scenario(name: "virtual-time", metric: .wallMilliseconds, requests: 1_000) { count in
         virtualTime(count)
       },

@@ -41,7 +41,8 @@ import Testing
     let session = makeSession()
     defer { session.finishTasksAndInvalidate() }
     #expect(isHTTPSession(session))
-    #expect(isHTTPSession(URLSession.shared))
+    // (Not `URLSession.shared`: the test process leaves the shared session untouched until
+    // HTTPSessionMocks' interception tests have installed their dispatcher for it.)
     #expect(!isHTTPSession(NSObject()))
   }
 
@@ -64,8 +65,12 @@ import Testing
 
   @Test func plainURLSessionCallsStillReturnFoundationsTaskTypes() async {
     // This is the line a client module keeps writing; it must stay unambiguous and concrete.
+    // (A session of its own rather than `URLSession.shared`, which this process leaves untouched
+    // for HTTPSessionMocks' interception tests; the overloads are the same.)
+    let session = makeSession()
+    defer { session.finishTasksAndInvalidate() }
     let error = await completion { handler in
-      let task = URLSession.shared.dataTask(with: closedPort, completionHandler: handler)
+      let task = session.dataTask(with: closedPort, completionHandler: handler)
       let concrete: URLSessionDataTask = task
       #expect(concrete.state == .suspended)
       concrete.cancel()

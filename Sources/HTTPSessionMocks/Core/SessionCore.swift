@@ -299,7 +299,10 @@ final class SessionCore: Sendable {
     }
     switch policy {
     case .fail:
-      let report = NearMiss.unmatchedReport(request, table?.nearMisses(for: request) ?? [])
+      // A URLProtocol never sees an upload task's body: the report says so when it matters.
+      let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
+      let report = NearMiss.unmatchedReport(
+        request, table?.nearMisses(for: request) ?? [], bodyUnseen: bodyUnseen)
       reporter.fail(report, at: ownerSite)
       let error = URLError(
         .resourceUnavailable, for: request,

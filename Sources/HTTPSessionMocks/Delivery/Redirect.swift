@@ -32,6 +32,19 @@ enum Redirect {
 
 extension Door {
   /// Whether the door follows redirects itself, as URLSession would for the code under test;
-  /// the loopback server hands them to its client instead, which follows them.
-  var followsRedirects: Bool { self != .server }
+  /// the loopback server hands them to its client instead, which follows them. The URLProtocol
+  /// bridge hands them to URL loading on Apple platforms (`wasRedirectedTo`), and follows them
+  /// itself on Linux, where swift-corelibs-foundation's `wasRedirectedTo` is a `fatalError`.
+  var followsRedirects: Bool {
+    switch self {
+    case .injected: return true
+    case .server: return false
+    case .urlProtocol:
+      #if canImport(FoundationNetworking)
+        return true
+      #else
+        return false
+      #endif
+    }
+  }
 }

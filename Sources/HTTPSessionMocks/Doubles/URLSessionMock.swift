@@ -55,6 +55,8 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// The request path: records, stubs, scenario state, delivery.
   let core: SessionCore
   var site: CallSite { core.ownerSite }
+  /// The mock's slot in the URLProtocol bridge's table, once it has one (see `BridgeTable`).
+  let bridgeSlot = Locked<Int?>(nil)
 
   /// Creates a mock with no stubs: every request is unmatched until you add some.
   ///
@@ -163,6 +165,11 @@ public final class URLSessionMock: RecordingSession, Sendable {
     stub(
       .any, with: delay.map { answer.delayed(by: $0) } ?? answer, fileID: fileID,
       filePath: filePath, line: line, column: column)
+  }
+
+  deinit {
+    // Frees the mock's slot in the URLProtocol bridge's table, if it took one.
+    if let slot = bridgeSlot.withLock({ $0 }) { BridgeTable.release(slot) }
   }
 
   // MARK: - Stubs

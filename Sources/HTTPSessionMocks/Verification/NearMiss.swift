@@ -57,8 +57,13 @@ enum NearMiss {
   }
 
   /// The report for a request that no stub matched: the request, then the closest stubs.
+  ///
+  /// `bodyUnseen` says that the request came through a URLProtocol as an upload task, whose
+  /// body URL loading never shows a protocol: when a stub missed on the body, the report says
+  /// why and what to do.
   static func unmatchedReport(
-    _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])]
+    _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])],
+    bodyUnseen: Bool = false
   ) -> String {
     var text = "No stub matches \(describe(request))\n"
     text += "The code under test received URLError(.resourceUnavailable).\n"
@@ -74,11 +79,22 @@ enum NearMiss {
       for reason in stub.reasons { text += "       - \(reason)\n" }
     }
     if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }
+    if bodyUnseen, stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("body") } }) {
+      text += bodyUnseenNote
+    }
     text +=
       "Fix the request, or add or change a stub. To answer unmatched requests instead of "
       + "failing, set mock.unmatchedRequestPolicy (.respond(with:) or .passThrough(to:)).\n"
     return text
   }
+
+  /// Why a body matcher cannot match an upload task that came through a URLProtocol.
+  static let bodyUnseenNote =
+    "The request is an upload task made through a URLSession that the mock intercepts: URL "
+    + "loading never shows a URLProtocol the body of uploadTask(with:from:) or "
+    + "upload(for:from:) (the request reaches the mock with no body), so a body matcher cannot "
+    + "match it. Send the body as the request's httpBody on a data task (data(for:), "
+    + "dataTask(with:)), or inject the mock itself as the HTTPSession, which sees every body.\n"
 
   /// A matcher spelling that would match `request`, for suggestions in reports.
   static func suggestedMatcher(for request: URLRequest) -> String {

@@ -462,6 +462,53 @@ import Testing
     #expect(mock.requests.count == requests)
   }
 
+  @Test func threadsShareOneMockThroughAnInterceptedURLSession() async throws {
+    let threads = 4
+    let perThread = 60
+    let total = threads * perThread
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/now/{id}")) { _, parameters in .text(parameters["id"] ?? "?") }
+    mock.stub(.get("/later/{id}")) { _, parameters in
+      StubResponse.text(parameters["id"] ?? "?").delayed(by: .seconds(1))
+    }
+    let session = mock.makeURLSession()
+    let ledger = HandlerLedger(count: total)
+    // Every third request is delayed, and every second delayed one is cancelled by its thread.
+    @Sendable func isDelayed(_ index: Int) -> Bool { index % 3 == 0 }
+    @Sendable func isCancelled(_ index: Int) -> Bool { index % 6 == 0 }
+    await runOnThreads(threads) { thread in
+      for index in stride(from: thread, to: total, by: threads) {
+        let path = isDelayed(index) ? "later" : "now"
+        let task = session.dataTask(
+          with: URL(string: "https://x.test/\(path)/\(index)")!,
+          completionHandler: ledger.handler(index))
+        task.resume()
+        if isCancelled(index) { task.cancel() }
+      }
+    }
+    while ledger.allCalls.contains(0) {
+      await clock.advance(by: .seconds(1))
+      await Task.yield()
+    }
+    #expect(ledger.allCalls == Array(repeating: 1, count: total))
+    for index in 0..<total {
+      let outcome = ledger.outcome(index)
+      if isCancelled(index) {
+        #expect(
+          outcome == .failure(.cancelled) || outcome == .success(status: 200, body: "\(index)"),
+          "request \(index) got \(String(describing: outcome))")
+      } else {
+        #expect(outcome == .success(status: 200, body: "\(index)"), "request \(index)")
+      }
+    }
+    let events = mock.events
+    #expect(JournalAudit.problems(in: events, cancelMustWin: false) == [])
+    #expect(mock.requests.count <= total)
+    #expect(mock.requests.count >= total - (0..<total).filter(isCancelled).count)
+    #expect(mock.exchanges.allSatisfy { $0.door == "URLProtocol" })
+  }
+
   private func occurrences(_ kind: SessionEvent.Kind, in events: [SessionEvent]) -> Int {
     events.filter { $0.kind == kind }.count
   }
