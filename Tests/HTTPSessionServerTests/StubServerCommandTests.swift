@@ -87,6 +87,8 @@ import Testing
       base.appendingPathComponent("users/octocat"), method: "DELETE")
     #expect(missResponse.statusCode == 404)
     #expect(text(report).contains("No stub matches DELETE"))
+    #expect(text(report).contains("The client received 404 Not Found, with this report"))
+    #expect(!text(report).contains("URLError(.resourceUnavailable)"))
     let miss = try #require(server.nextLine())
     #expect(miss.hasPrefix("DELETE /users/octocat 404 unmatched; closest: "), "\(miss)")
     #expect(miss.contains("GET /users/{login}"), "\(miss)")

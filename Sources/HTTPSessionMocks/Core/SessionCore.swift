@@ -302,7 +302,7 @@ final class SessionCore: Sendable {
       // A URLProtocol never sees an upload task's body: the report says so when it matters.
       let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
       let report = NearMiss.unmatchedReport(
-        request, table?.nearMisses(for: request) ?? [], bodyUnseen: bodyUnseen)
+        request, table?.nearMisses(for: request) ?? [], bodyUnseen: bodyUnseen, door: task.door)
       reporter.fail(report, at: ownerSite)
       let error = URLError(
         .resourceUnavailable, for: request,

@@ -60,13 +60,17 @@ enum NearMiss {
   ///
   /// `bodyUnseen` says that the request came through a URLProtocol as an upload task, whose
   /// body URL loading never shows a protocol: when a stub missed on the body, the report says
-  /// why and what to do.
+  /// why and what to do. `door` says what the client got: the loopback server answers `404`
+  /// with the report as its body, the other doors fail with `URLError(.resourceUnavailable)`.
   static func unmatchedReport(
     _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])],
-    bodyUnseen: Bool = false
+    bodyUnseen: Bool = false, door: Door = .injected
   ) -> String {
     var text = "No stub matches \(describe(request))\n"
-    text += "The code under test received URLError(.resourceUnavailable).\n"
+    text +=
+      door == .server
+      ? "The client received 404 Not Found, with this report as its body.\n"
+      : "The code under test received URLError(.resourceUnavailable).\n"
     if stubs.isEmpty {
       text += "The mock has no stubs. Add one with mock.stub(_:with:), for example:\n"
       text += "  mock.stub(\(suggestedMatcher(for: request)), with: .status(200))\n"
