@@ -133,7 +133,7 @@ struct ReplayPlan {
 /// The unmatched-request policy of a recording mock: sends the request to the live session,
 /// then writes the redacted exchange to the file and (in `.recordMissing`) replays it from then
 /// on.
-final class ReplayRecorder: HTTPSession {
+final class ReplayRecorder: RelayingSession {
   typealias DataTask = RelayTask
   typealias UploadTask = RelayTask
   typealias DownloadTask = RelayTask
@@ -198,25 +198,6 @@ final class ReplayRecorder: HTTPSession {
         record(request, url.flatMap { try? Data(contentsOf: $0) }, response, error)
         completionHandler(url, response, error)
       })
-  }
-
-  func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-    try await Relay.data { dataTask(with: request, completionHandler: $0) }
-  }
-
-  func data(from url: URL) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url))
-  }
-
-  func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
-    try await Relay.data { uploadTask(with: request, from: bodyData, completionHandler: $0) }
-  }
-
-  func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-    let (data, response) = try await data(for: request)
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-    try data.write(to: url)
-    return (url, response)
   }
 
   /// Writes the exchange to the file and, in `.recordMissing`, adds the stub that replays it.
@@ -286,7 +267,7 @@ final class ReplayRecorder: HTTPSession {
 
 /// The unmatched-request policy of a mock that was asked to record on CI: fails each request
 /// that would have been recorded, saying why.
-final class RecordingRefusal: HTTPSession {
+final class RecordingRefusal: RelayingSession {
   typealias DataTask = RelayTask
   typealias UploadTask = RelayTask
   typealias DownloadTask = RelayTask
@@ -345,24 +326,6 @@ final class RecordingRefusal: HTTPSession {
     refuse(request) { completionHandler(nil, nil, $0) }
   }
 
-  func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-    try await Relay.data { dataTask(with: request, completionHandler: $0) }
-  }
-
-  func data(from url: URL) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url))
-  }
-
-  func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
-    try await Relay.data { uploadTask(with: request, from: bodyData, completionHandler: $0) }
-  }
-
-  func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-    let (data, response) = try await data(for: request)
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-    try data.write(to: url)
-    return (url, response)
-  }
 }
 
 /// A task of a session that stands in front of another: it resumes and cancels the task it
@@ -404,9 +367,33 @@ final class FailingTask: HTTPDataTask {
   }
 }
 
-/// The async methods of the relaying sessions, over their completion-handler tasks.
-enum Relay {
-  static func data(
+/// A session of the replaying mock (the recorder and the refusal) that implements the
+/// completion-handler tasks; the async methods are written once, here, over them.
+protocol RelayingSession: HTTPSession
+where DataTask == RelayTask, UploadTask == RelayTask, DownloadTask == RelayTask {}
+
+extension RelayingSession {
+  func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+    try await Self.relay { dataTask(with: request, completionHandler: $0) }
+  }
+
+  func data(from url: URL) async throws -> (Data, URLResponse) {
+    try await data(for: URLRequest(url: url))
+  }
+
+  func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
+    try await Self.relay { uploadTask(with: request, from: bodyData, completionHandler: $0) }
+  }
+
+  func download(for request: URLRequest) async throws -> (URL, URLResponse) {
+    let (data, response) = try await data(for: request)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try data.write(to: url)
+    return (url, response)
+  }
+
+  /// Runs the completion-handler task `make` builds, and hands back what it delivers.
+  private static func relay(
     _ make: (@escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void) -> RelayTask
   ) async throws -> (Data, URLResponse) {
     try await withCheckedThrowingContinuation { continuation in
