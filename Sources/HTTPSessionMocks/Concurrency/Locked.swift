@@ -25,6 +25,10 @@ struct Locked<Value>: @unchecked Sendable {
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     try storage.withLock(body)
   }
+
+  /// The one object that holds the lock and the value, for a holder that must not keep them
+  /// alive (it keeps a weak reference to this instead of to the owner of the lock).
+  var box: LockStorage<Value> { storage }
 }
 
 #if canImport(Darwin)

@@ -90,6 +90,12 @@ final class SessionCore: Sendable {
     state.withLock(body)
   }
 
+  /// The lock and the state in one object, which lives exactly as long as the core: what a
+  /// ``Stub`` handle holds weakly. A weak reference gives its object a side table, and from
+  /// then on every retain and release of that object takes the runtime's slow path; the core
+  /// is retained on every request (each task holds it), the state's box never is.
+  var stateBox: LockStorage<State> { state.box }
+
   // MARK: - Tasks: the doors' way in
 
   /// Creates a suspended task whose answer goes to `receiver`.
