@@ -525,9 +525,11 @@ final class SessionCore: Sendable {
       return
     }
     // The task's sink moves into the relay: the wrapped session's task holds it there, with
-    // the task and this core only weakly, so a pending answer makes no cycle through them.
-    // (The task holds the wrapped task strongly, to cancel it: the relay's weak hold on the
-    // task breaks that loop.)
+    // the task only weakly, so a pending answer makes no cycle through them. (The task holds
+    // the wrapped task strongly, to cancel it: the relay's weak hold on the task breaks that
+    // loop.) The relay holds this core strongly: the core holds no task, so that makes no
+    // cycle, and a weak reference would give the core a side table, which slows every retain
+    // and release of it from then on.
     let (request, receiver) = state.withLock { _ in
       (task.currentRequestLocked, task.takeSinkForForwardingLocked())
     }
@@ -544,11 +546,11 @@ final class SessionCore: Sendable {
     }
     let (identifier, door) = (task.taskIdentifier, task.door)
     let inner = Forwarding.makeTask(task.kind, request, in: session) {
-      [weak self, weak task] data, response, error in
+      [self, weak task] data, response, error in
       let answer = Answer(data: data, response: response, error: error)
       let exchange = Exchange(
         taskIdentifier: identifier, request: request, answer: answer, stub: nil, door: door)
-      self?.completeForwarded(task, exchange, answer)
+      completeForwarded(task, exchange, answer)
       receiver.deliver(answer)
     }
     Forwarding.resume(inner)
