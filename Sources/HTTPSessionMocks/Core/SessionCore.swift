@@ -183,9 +183,11 @@ final class SessionCore: Sendable {
     let index = min(claim.callNumber, responses.count) - 1
     let response = responses[index]
     guard response.delay.map({ $0 <= .zero }) ?? true, response.dribble == nil,
-      !(response.isRedirect && task.door.followsRedirects),
-      let url = task.originalRequest.url
+      !(response.isRedirect && task.door.followsRedirects)
     else { return nil }
+    // The same answer for every request: no need to read the request's URL and method.
+    if let fixed = response.storage.fixedAnswer { return fixed }
+    guard let url = task.originalRequest.url else { return nil }
     let isHead = task.originalRequest.isHead
     let id = claim.definition.id
     if let ready = stubs.usage.read(id, { $0.ready }) ?? nil, ready.index == index,

@@ -21,6 +21,8 @@ final class Answer: @unchecked Sendable {
   let fullByteCount: Int?
   /// The response's HTTP status, worked out once (the call log reads it for every request).
   let statusCode: Int?
+  /// The body's size, worked out once (the journal checks it for every request).
+  private let byteCount: Int
 
   init(data: Data?, response: URLResponse?, error: (any Error)?, fullByteCount: Int? = nil) {
     self.data = data
@@ -29,6 +31,7 @@ final class Answer: @unchecked Sendable {
     self.unmatched = nil
     self.fullByteCount = fullByteCount
     self.statusCode = (response as? HTTPURLResponse)?.statusCode
+    self.byteCount = data?.count ?? 0
   }
 
   init(unmatched: UnmatchedAnswer) {
@@ -38,12 +41,13 @@ final class Answer: @unchecked Sendable {
     self.unmatched = unmatched
     self.fullByteCount = nil
     self.statusCode = nil
+    self.byteCount = 0
   }
 
   /// This answer, or for a body longer than `limit` a copy whose body is cut there (copied, so
   /// that the journal does not keep the whole body alive).
   func keepingAtMost(_ limit: Int) -> Answer {
-    guard let data, data.count > limit else { return self }
+    guard byteCount > limit, let data else { return self }
     return Answer(
       data: Data(data.prefix(limit)), response: response, error: error, fullByteCount: data.count)
   }

@@ -249,6 +249,7 @@ public struct StubResponse: Sendable {
   /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body.
   func resolve(for request: URLRequest) -> Resolved {
     if let problem = dribble?.problem { return .invalid(problem) }
+    if let fixed = storage.fixedAnswer { return .answer(fixed) }
     let url = request.url ?? URL(fileURLWithPath: "/")
     let isHead = request.isHead
     // Answers are immutable: the one made last is reused while requests keep coming for the
@@ -331,6 +332,9 @@ extension StubResponse {
 
     let content: Content
     let isRedirect: Bool
+    /// The answer, when it is the same for every request (an error, or data with the response
+    /// as given): built once, and read without looking at the request at all.
+    let fixedAnswer: Answer?
     /// The last answer made, reused while requests keep coming for the same URL.
     let lastAnswer = Locked<(url: URL, isHead: Bool, answer: Answer)?>(nil)
     /// The bytes of a body built once: at creation for text and data, at first use for a file.
@@ -346,6 +350,16 @@ extension StubResponse {
         }
       } else {
         isRedirect = false
+      }
+      switch content {
+      case .raw(let data, let response?, let error):
+        fixedAnswer = Answer(data: data, response: response, error: error)
+      case .raw(let data, nil, let error?):
+        fixedAnswer = Answer(data: data, response: nil, error: error)
+      case .error(let error):
+        fixedAnswer = Answer(error: error)
+      default:
+        fixedAnswer = nil
       }
       if case .http(let form, _, _) = content, case .file = form {
         builtBody = Locked(nil)
