@@ -26,9 +26,29 @@ struct Locked<Value>: @unchecked Sendable {
     try storage.withLock(body)
   }
 
-  /// The one object that holds the lock and the value, for a holder that must not keep them
-  /// alive (it keeps a weak reference to this instead of to the owner of the lock).
-  var box: LockStorage<Value> { storage }
+  /// A weak reference to this lock and its value, for a holder that must not keep them alive.
+  var weak: WeakLocked<Value> { WeakLocked(storage) }
+}
+
+/// A weak reference to a ``Locked`` value: reaches it while its owner keeps it.
+///
+/// It refers to the one object that holds the lock and the value, not to their owner: a weak
+/// reference gives its object a side table, and from then on every retain and release of that
+/// object takes the runtime's slow path. The owner (a session core, which every task retains)
+/// stays on the fast path; the lock's object is never retained on a request's way.
+struct WeakLocked<Value>: @unchecked Sendable {
+  // @unchecked Sendable: as for `Locked`, the value is only reached through `withLock`; the
+  // weak reference is written only in `init`, and weak loads are atomic.
+  private weak var storage: LockStorage<Value>?
+
+  init(_ storage: LockStorage<Value>) {
+    self.storage = storage
+  }
+
+  /// Runs `body` under the lock, or returns `nil` when the value is gone.
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+    try storage?.withLock(body)
+  }
 }
 
 #if canImport(Darwin)

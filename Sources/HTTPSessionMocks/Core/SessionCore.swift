@@ -65,6 +65,9 @@ final class SessionCore: Sendable {
   let answering: Answering
   /// Whether ``answering`` is `.stubs`, read on every request without copying the strategy.
   private let answersFromStubs: Bool
+  /// When ``answering`` forwards to one of our doubles, that double's core: a forward then
+  /// makes its task there directly (see ``Forwarding``).
+  private let forwardCore: SessionCore?
   /// The kind of double, for messages: `URLSessionMock`, `SpySession`.
   let ownerName: String
   /// Where the double was created: unmatched requests are reported here.
@@ -78,6 +81,11 @@ final class SessionCore: Sendable {
   ) {
     self.answering = answering
     if case .stubs = answering { answersFromStubs = true } else { answersFromStubs = false }
+    if case .forward(let session) = answering {
+      forwardCore = Forwarding.core(of: session)
+    } else {
+      forwardCore = nil
+    }
     self.ownerName = ownerName
     self.ownerSite = ownerSite
     self.reporter = FailureReporter()
@@ -90,22 +98,21 @@ final class SessionCore: Sendable {
     state.withLock(body)
   }
 
-  /// The lock and the state in one object, which lives exactly as long as the core: what a
-  /// ``Stub`` handle holds weakly. A weak reference gives its object a side table, and from
-  /// then on every retain and release of that object takes the runtime's slow path; the core
-  /// is retained on every request (each task holds it), the state's box never is.
-  var stateBox: LockStorage<State> { state.box }
+  /// The core's state, held weakly: what a ``Stub`` handle and a forward's relay hold, so that
+  /// neither keeps the double alive (see ``WeakLocked`` for why not the core itself).
+  var weakState: WeakLocked<State> { state.weak }
 
   // MARK: - Tasks: the doors' way in
 
   /// Creates a suspended task whose answer goes to `receiver`.
   func makeTask(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, receiver: Receiver
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, receiver: Receiver,
+    forwardDepth: Int = 0
   ) -> MockTask {
     let identifier = state.withLock { $0.records.recordCreated(request, kind: kind) }
     return MockTask(
       core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
-      receiver: receiver)
+      receiver: receiver, forwardDepth: forwardDepth)
   }
 
   // MARK: - The path of a request
@@ -138,7 +145,9 @@ final class SessionCore: Sendable {
       guard task.startLocked() else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
       guard answersFromStubs else {
-        guard case .forward = answering, !Forwarding.isTooDeep else { return .undecided }
+        guard case .forward = answering,
+          Forwarding.depth(of: task) < Forwarding.maximumDepth
+        else { return .undecided }
         return .forwarding(task.currentRequestLocked, task.takeSinkForForwardingLocked())
       }
       guard state.stubs.registry.userCodeCount == 0 else { return .undecided }
@@ -158,7 +167,7 @@ final class SessionCore: Sendable {
       for waiter in waiters { waiter.resume() }
     case .forwarding(let request, let receiver)?:
       guard case .forward(let session) = answering else { return }
-      forward(task, request, receiver, to: session)
+      forward(task, request, receiver, to: session, core: forwardCore)
     case let start?:
       if answersFromStubs { return answerFromStubs(task, start) }
       switch answering {
@@ -514,7 +523,7 @@ final class SessionCore: Sendable {
   /// Hands the task to `session`; what that session answers is delivered as it is, and a
   /// cancel is passed on for that session to deliver.
   private func forward(_ task: MockTask, to session: any HTTPSession, site: CallSite) {
-    guard !Forwarding.isTooDeep else {
+    guard Forwarding.depth(of: task) < Forwarding.maximumDepth else {
       let request = task.currentRequest
       reporter.fail(
         "\(request.summary) was forwarded \(Forwarding.maximumDepth) times in a row: this "
@@ -527,43 +536,59 @@ final class SessionCore: Sendable {
       return
     }
     // The task's sink moves into the relay: the wrapped session's task holds it there, with
-    // the task only weakly, so a pending answer makes no cycle through them. (The task holds
-    // the wrapped task strongly, to cancel it: the relay's weak hold on the task breaks that
-    // loop.) The relay holds this core strongly: the core holds no task, so that makes no
-    // cycle, and a weak reference would give the core a side table, which slows every retain
-    // and release of it from then on.
+    // the task and this core's state only weakly, so a pending answer makes no cycle through
+    // them. (The task holds the wrapped task strongly, to cancel it; this core holds the
+    // wrapped session, which may hold the clock that holds the wrapped task.)
     let (request, receiver) = state.withLock { _ in
       (task.currentRequestLocked, task.takeSinkForForwardingLocked())
     }
-    forward(task, request, receiver, to: session)
+    forward(task, request, receiver, to: session, core: Forwarding.core(of: session))
   }
 
-  /// Forwards `task`, whose request and receiver have been taken.
+  /// Forwards `task`, whose request and receiver have been taken, to `session`, whose core is
+  /// `core` when it is one of our doubles.
   private func forward(
-    _ task: MockTask, _ request: URLRequest, _ receiver: Receiver?, to session: any HTTPSession
+    _ task: MockTask, _ request: URLRequest, _ receiver: Receiver?, to session: any HTTPSession,
+    core: SessionCore?
   ) {
     guard let receiver else {
       settleResume()  // a cancel came first and has delivered
       return
     }
     let (identifier, door) = (task.taskIdentifier, task.door)
-    let inner = Forwarding.makeTask(task.kind, request, in: session) {
-      [self, weak task] data, response, error in
+    let weakState = weakState
+    let relay: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
+      [weak task] data, response, error in
       let answer = Answer(data: data, response: response, error: error)
       let exchange = Exchange(
         taskIdentifier: identifier, request: request, answer: answer, stub: nil, door: door)
-      completeForwarded(task, exchange, answer)
+      Self.completeForwarded(task, exchange, answer, in: weakState)
       receiver.deliver(answer)
     }
-    Forwarding.resume(inner)
-    // Stored after the resume, with the settling in one critical region: a cancel that came
-    // meanwhile found no undo, so it runs here, and the wrapped session delivers the cancel.
-    // (A wrapped task that has answered already needs no cancel.)
+    let depth = Forwarding.depth(of: task) + 1
+    guard let core else {
+      let inner = Forwarding.makeTask(task.kind, request, in: session, relay: relay)
+      Forwarding.resume(inner, depth: depth)
+      storeForwardedCancel(of: task) { inner.cancel() }
+      return
+    }
+    let inner = Forwarding.makeTask(task.kind, request, in: core, depth: depth, relay: relay)
+    inner.resume()
+    storeForwardedCancel(of: task) { inner.cancel() }
+  }
+
+  /// Stores what cancels a forwarded task's wrapped task, after its resume, with the settling
+  /// in one critical region: a cancel that came meanwhile found no undo, so it runs here, and
+  /// the wrapped session delivers the cancel. (A wrapped task that has answered already needs
+  /// no cancel.)
+  private func storeForwardedCancel(
+    of task: MockTask, _ cancel: @escaping @Sendable () -> Void
+  ) {
     let (runNow, waiters) = state.withLock { state in
-      let stored = task.setCancelPendingLocked { inner.cancel() }
+      let stored = task.setCancelPendingLocked(cancel)
       return (!stored && task.isCancelingLocked, state.settle())
     }
-    if runNow { inner.cancel() }
+    if runNow { cancel() }
     for waiter in waiters { waiter.resume() }
   }
 
@@ -605,7 +630,9 @@ final class SessionCore: Sendable {
 
   /// Records the wrapped session's answer to a forwarded task (the task may be gone: the
   /// test no longer holds it, and its answer still counts); the relay then delivers it.
-  private func completeForwarded(_ task: MockTask?, _ exchange: Exchange, _ answer: Answer) {
+  private static func completeForwarded(
+    _ task: MockTask?, _ exchange: Exchange, _ answer: Answer, in state: WeakLocked<State>
+  ) {
     state.withLock { state in
       if let task { task.finishLocked(answer) }
       state.records.recordCompleted(exchange)

@@ -32,6 +32,9 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   let door: Door
   /// The double's core: held for the task's whole life, as a URLSessionTask holds its session.
   let core: SessionCore
+  /// How many forwards of our doubles led to this task, when one of them made it (see
+  /// ``Forwarding``); 0 for a task the code under test made.
+  let forwardDepth: Int
 
   // Private, and changed only by the methods below, which the core calls under its lock. That
   // lock already makes every access exclusive, so the runtime's exclusivity check (about 4 % of
@@ -53,9 +56,10 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
-    door: Door, receiver: Receiver
+    door: Door, receiver: Receiver, forwardDepth: Int = 0
   ) {
     self.core = core
+    self.forwardDepth = forwardDepth
     self.taskIdentifier = taskIdentifier
     self.originalRequest = request
     self.kind = kind

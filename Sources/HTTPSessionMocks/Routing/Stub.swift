@@ -10,12 +10,10 @@
 /// #expect(login.callCount == 1)
 /// login.remove()
 /// ```
-public final class Stub: @unchecked Sendable, CustomStringConvertible {
-  // @unchecked Sendable: `state` is weak (so a kept handle does not keep the mock alive) and is
-  // written only in `init`; every other field is `let`.
-  /// The mock core's locked state, which lives as long as the core (see
-  /// `SessionCore.stateBox`: a weak reference to the core itself would slow every request).
-  private weak var state: LockStorage<SessionCore.State>?
+public final class Stub: Sendable, CustomStringConvertible {
+  /// The mock core's state, held weakly, so that a kept handle does not keep the mock alive
+  /// (see ``WeakLocked`` for why not the core itself).
+  private let state: WeakLocked<SessionCore.State>
   let id: Int
 
   /// What the stub matches.
@@ -23,7 +21,7 @@ public final class Stub: @unchecked Sendable, CustomStringConvertible {
   let site: CallSite
 
   init(core: SessionCore, id: Int, matcher: RequestMatcher, site: CallSite) {
-    self.state = core.stateBox
+    self.state = core.weakState
     self.id = id
     self.matcher = matcher
     self.site = site
@@ -53,18 +51,18 @@ public final class Stub: @unchecked Sendable, CustomStringConvertible {
 
   /// How many requests this stub has answered.
   public var callCount: Int {
-    state?.withLock { $0.stubs.usage[id]?.calls } ?? 0
+    (state.withLock { $0.stubs.usage[id]?.calls } ?? nil) ?? 0
   }
 
   /// Removes the stub from its mock; later requests no longer see it. Its ``callCount`` stays.
   public func remove() {
-    let removed = state?.withLock { $0.stubs.registry.remove(id) }
+    let removed = state.withLock { $0.stubs.registry.remove(id) }
     // Released here, outside the lock: a response closure's captures may run code in deinit.
     withExtendedLifetime(removed) {}
   }
 
   private func update(_ change: (inout StubTable.Usage) -> Void) {
-    state?.withLock { state in _ = state.stubs.usage.update(id, change) }
+    state.withLock { state in _ = state.stubs.usage.update(id, change) }
   }
 
   /// The matcher and where the stub was registered, such as
