@@ -535,10 +535,6 @@ final class SessionCore: Sendable {
       complete(task, with: Answer(error: error), stub: nil, settlingResume: true)
       return
     }
-    // The task's sink moves into the relay: the wrapped session's task holds it there, with
-    // the task and this core's state only weakly, so a pending answer makes no cycle through
-    // them. (The task holds the wrapped task strongly, to cancel it; this core holds the
-    // wrapped session, which may hold the clock that holds the wrapped task.)
     let (request, receiver) = state.withLock { _ in
       (task.currentRequestLocked, task.takeSinkForForwardingLocked())
     }
@@ -547,6 +543,10 @@ final class SessionCore: Sendable {
 
   /// Forwards `task`, whose request and receiver have been taken, to `session`, whose core is
   /// `core` when it is one of our doubles.
+  ///
+  /// The task's receiver moves into a ``ForwardRelay``, which the wrapped task answers into:
+  /// the relay records the exchange and completes the task. The task holds the wrapped task
+  /// until then, to pass a cancel on.
   private func forward(
     _ task: MockTask, _ request: URLRequest, _ receiver: Receiver?, to session: any HTTPSession,
     core: SessionCore?
@@ -555,36 +555,28 @@ final class SessionCore: Sendable {
       settleResume()  // a cancel came first and has delivered
       return
     }
-    let (identifier, door) = (task.taskIdentifier, task.door)
-    let weakState = weakState
-    let relay: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
-      [weak task] data, response, error in
-      let answer = Answer(data: data, response: response, error: error)
-      let exchange = Exchange(
-        taskIdentifier: identifier, request: request, answer: answer, stub: nil, door: door)
-      Self.completeForwarded(task, exchange, answer, in: weakState)
-      receiver.deliver(answer)
-    }
+    let relay = ForwardRelay(for: task, request, receiver, in: self)
     let depth = Forwarding.depth(of: task) + 1
     guard let core else {
-      let inner = Forwarding.makeTask(task.kind, request, in: session, relay: relay)
+      let inner = Forwarding.makeTask(task.kind, request, in: session, relay: relay.handler)
       Forwarding.resume(inner, depth: depth)
-      storeForwardedCancel(of: task) { inner.cancel() }
+      endForwardedResume(of: task, relay) { inner.cancel() }
       return
     }
     let inner = Forwarding.makeTask(task.kind, request, in: core, depth: depth, relay: relay)
     inner.resume()
-    storeForwardedCancel(of: task) { inner.cancel() }
+    endForwardedResume(of: task, relay) { inner.cancel() }
   }
 
-  /// Stores what cancels a forwarded task's wrapped task, after its resume, with the settling
-  /// in one critical region: a cancel that came meanwhile found no undo, so it runs here, and
-  /// the wrapped session delivers the cancel. (A wrapped task that has answered already needs
-  /// no cancel.)
-  private func storeForwardedCancel(
-    of task: MockTask, _ cancel: @escaping @Sendable () -> Void
+  /// Ends a forward once the wrapped task's resume has returned: settles the resume and, unless
+  /// the answer has come, stores what cancels the wrapped task, in one critical region. A
+  /// cancel that came meanwhile found nothing to undo, so it runs here, and the wrapped session
+  /// delivers the cancel. (A wrapped task that has answered already needs no cancel.)
+  private func endForwardedResume(
+    of task: MockTask, _ relay: ForwardRelay, _ cancel: @escaping @Sendable () -> Void
   ) {
     let (runNow, waiters) = state.withLock { state in
+      relay.endResumeLocked()
       let stored = task.setCancelPendingLocked(cancel)
       return (!stored && task.isCancelingLocked, state.settle())
     }
@@ -626,17 +618,6 @@ final class SessionCore: Sendable {
     }
     for waiter in waiters { waiter.resume() }
     return sink != nil
-  }
-
-  /// Records the wrapped session's answer to a forwarded task (the task may be gone: the
-  /// test no longer holds it, and its answer still counts); the relay then delivers it.
-  private static func completeForwarded(
-    _ task: MockTask?, _ exchange: Exchange, _ answer: Answer, in state: WeakLocked<State>
-  ) {
-    state.withLock { state in
-      if let task { task.finishLocked(answer) }
-      state.records.recordCompleted(exchange)
-    }
   }
 
   private func finishLocked(

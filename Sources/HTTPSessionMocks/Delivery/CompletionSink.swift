@@ -59,6 +59,9 @@ final class CompletionSink: ResponseSink, @unchecked Sendable {
 enum Receiver: Sendable {
   case sink(any ResponseSink)
   case handler(CompletionSink.Handler)
+  /// A forwarding double's relay (the wrapped task is one of our doubles'): it takes the
+  /// answer as it is.
+  case relay(ForwardRelay)
 
   /// Hands over a whole answer: to the sink, or straight to the handler, with URLSession's
   /// three arguments.
@@ -71,6 +74,7 @@ enum Receiver: Sendable {
       } else {
         handler(answer.data, answer.response, answer.error)
       }
+    case .relay(let relay): relay.deliver(answer)
     }
   }
 
@@ -78,7 +82,7 @@ enum Receiver: Sendable {
   func finish(_ answer: Answer) {
     switch self {
     case .sink(let sink): sink.finish(answer.end)
-    case .handler: deliver(answer)
+    case .handler, .relay: deliver(answer)
     }
   }
 
@@ -87,6 +91,7 @@ enum Receiver: Sendable {
     switch self {
     case .sink(let sink): return sink
     case .handler(let handler): return CompletionSink(handler)
+    case .relay(let relay): return CompletionSink(relay.handler)
     }
   }
 }

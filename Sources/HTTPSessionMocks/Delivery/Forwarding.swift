@@ -40,17 +40,18 @@ enum Forwarding {
   /// its answer (for a download, the file's bytes). It is not resumed yet.
   static func makeTask(
     _ kind: SessionEvent.TaskKind, _ request: URLRequest, in core: SessionCore, depth: Int,
-    relay: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    relay: ForwardRelay
   ) -> MockTask {
     let receiver: Receiver
     switch kind {
     case .data, .upload:
       // An upload's request already carries its body, as `uploadTask(with:from:)` sets it.
-      receiver = .handler(relay)
+      receiver = .relay(relay)
     case .download:
+      let handler = relay.handler
       receiver = .sink(
         DownloadSink(request: request, keepsFile: false) { file, response, error in
-          relayDownload(file, response, error, to: relay)
+          relayDownload(file, response, error, to: handler)
         })
     }
     return core.makeTask(

@@ -1,0 +1,77 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Where a forwarded task's wrapped task answers: records the answer as the forwarding
+/// double's exchange, marks the double's task completed, and delivers to its receiver.
+///
+/// The relay must not keep the double's task alive while the answer is pending: the task
+/// holds the wrapped task (to cancel it), the double holds the wrapped session, and that
+/// session may hold the clock whose queue holds the wrapped task. So once the wrapped task's
+/// resume has returned unanswered, the relay holds the task weakly. While that resume runs,
+/// the forward that made the relay holds the task, and the relay refers to it without a
+/// reference count: an answer that comes at once (as a mock's usually does) then costs no
+/// weak reference, which would give the task a side table and slow each of its later retains
+/// and releases.
+final class ForwardRelay: @unchecked Sendable {
+  // @unchecked Sendable: `resuming`, `resumingTask`, `pendingTask` and `answered` are read and
+  // written only under the forwarding core's lock (the `state` that the relay holds weakly,
+  // and that the core's forward holds while it sets them up); the other fields are `let`.
+
+  /// The forwarding double's state, weakly: its core holds the wrapped session.
+  private let state: WeakLocked<SessionCore.State>
+  /// Where the answer goes: the double's task's receiver.
+  private let receiver: Receiver
+  private let request: URLRequest
+  private let taskIdentifier: Int
+  private let door: Door
+
+  /// Whether the wrapped task's resume is still running, so that `resumingTask` is alive.
+  @exclusivity(unchecked) private var resuming = true
+  /// The double's task while `resuming`: the forward holds it for that long.
+  @exclusivity(unchecked) private unowned(unsafe) var resumingTask: MockTask
+  /// The double's task once the resume has returned without an answer; `nil` once gone.
+  @exclusivity(unchecked) private weak var pendingTask: MockTask?
+  @exclusivity(unchecked) private var answered = false
+
+  init(for task: MockTask, _ request: URLRequest, _ receiver: Receiver, in core: SessionCore) {
+    self.state = core.weakState
+    self.receiver = receiver
+    self.request = request
+    self.taskIdentifier = task.taskIdentifier
+    self.door = task.door
+    self.resumingTask = task
+  }
+
+  /// The wrapped task's answer, in the completion handler's form.
+  var handler: CompletionSink.Handler {
+    { [self] data, response, error in
+      deliver(Answer(data: data, response: response, error: error))
+    }
+  }
+
+  /// Records `answer` to the forwarded task, marks the task completed (if it is still there:
+  /// the test may have dropped it, and its answer still counts), then delivers it.
+  func deliver(_ answer: Answer) {
+    // The wrapped double's report is its own; to this double it is a transport error.
+    let answer = answer.unmatched.map { Answer(error: $0.error) } ?? answer
+    let exchange = Exchange(
+      taskIdentifier: taskIdentifier, request: request, answer: answer, stub: nil, door: door)
+    state.withLock { state in
+      answered = true
+      if let task = resuming ? resumingTask : pendingTask { task.finishLocked(answer) }
+      state.records.recordCompleted(exchange)
+    }
+    receiver.deliver(answer)
+  }
+
+  /// Ends the resume of the wrapped task; called under the forwarding core's lock, with the
+  /// task still held by the caller. From now on the relay holds the task weakly, unless the
+  /// answer has come already.
+  func endResumeLocked() {
+    if !answered { pendingTask = resumingTask }
+    resuming = false
+  }
+}
