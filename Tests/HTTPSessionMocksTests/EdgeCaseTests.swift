@@ -23,6 +23,44 @@ import Testing
     #expect((seen.current as? URLError)?.code == .resourceUnavailable)
   }
 
+  @Test func aSpyAndAMockThatForwardToEachOtherStopAfterSixteenForwards() {
+    let mock = URLSessionMock()
+    let spy = SpySession(wrapping: mock)
+    mock.unmatchedRequestPolicy = .passThrough(to: spy)
+    defer { mock.unmatchedRequestPolicy = .fail }  // the loop holds both doubles
+    let seen = Shared<(any Error)?>(nil)
+    expectReport {
+      spy.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
+        seen.withLock { $0 = error }
+      }.resume()
+    } matching: { report in
+      report.message.contains("was forwarded 16 times in a row: this SpySession leads back")
+    }
+    #expect((seen.current as? URLError)?.code == .resourceUnavailable)
+    // Sixteen forwards, alternately: the spy's nine requests and the mock's eight.
+    #expect(spy.requests.count == 9)
+    #expect(mock.requests.count == 8)
+  }
+
+  @Test func aLoopThroughASessionOfTheTestsOwnStopsAfterSixteenForwards() {
+    let passing = PassingSession()
+    let spy = SpySession(wrapping: passing)
+    passing.target.withLock { $0 = spy }
+    defer { passing.target.withLock { $0 = nil } }  // the loop holds both sessions
+    let seen = Shared<(any Error)?>(nil)
+    expectReport {
+      spy.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
+        seen.withLock { $0 = error }
+      }.resume()
+    } matching: { report in
+      report.message.contains("was forwarded 16 times in a row: this SpySession leads back")
+    }
+    #expect((seen.current as? URLError)?.code == .resourceUnavailable)
+    // The session's own code makes each next task, so the count travels in a task-local
+    // value: sixteen forwards, and the seventeenth request fails.
+    #expect(spy.requests.count == 17)
+  }
+
   @Test func removedStubsAreGoneFromRoutingAndReports() {
     let mock = URLSessionMock()
     for _ in 0..<1_000 {
