@@ -196,7 +196,7 @@ final class SessionCore: Sendable {
     else { return nil }
     // The same answer for every request: no need to read the request's URL and method.
     if let fixed = response.storage.fixedAnswer { return fixed }
-    guard let url = task.originalRequest.url else { return nil }
+    guard let url = claim.sentURL ?? task.originalRequest.url else { return nil }
     let isHead = task.originalRequest.isHead
     let id = claim.definition.id
     if let ready = stubs.usage.read(id, { $0.ready }) ?? nil, ready.index == index,

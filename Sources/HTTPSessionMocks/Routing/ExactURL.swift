@@ -10,7 +10,10 @@ import Foundation
 /// the path percent-decoded and exactly (as path patterns compare), and the query as a whole:
 /// the same items with the same values, in any order, nothing more and nothing less. Unlike a
 /// pattern, nothing in it is a parameter: `{`, `//` and every other character mean themselves.
-struct ExactURL: Sendable {
+///
+/// A class: routing reads it out of its matcher for every candidate, and copying a struct of
+/// eight fields cost a retain and a release for each.
+final class ExactURL: Sendable {
   /// The URL as given, for descriptions and for writing it back out.
   let url: URL
   /// Its absolute string, which a request sent again usually has exactly.

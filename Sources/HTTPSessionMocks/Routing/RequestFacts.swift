@@ -16,10 +16,12 @@ final class RequestFacts {
   init(_ request: URLRequest) {
     self.request = request
     method = Self.normalizedMethod(request.httpMethod)
-    url = request.url
-    let path = request.url?.path(percentEncoded: true) ?? ""
+    // Read once: a request's URL getter copies it out of the Foundation object each time.
+    let url = request.url
+    self.url = url
+    let path = url?.path(percentEncoded: true) ?? ""
     // A relative URL's path may lack the leading "/"; routing compares absolute paths.
-    rawPath = path.hasPrefix("/") ? path : "/" + path
+    rawPath = path.utf8.first == UInt8(ascii: "/") ? path : "/" + path
   }
 
   /// Percent-decoded path segments; the root path is one empty segment.
@@ -29,11 +31,19 @@ final class RequestFacts {
   /// escapes, else the decoded segments joined, or `nil` when a decoded segment holds a `/`
   /// (then only the segment-by-segment comparison can tell).
   lazy var literalKey: String? = {
-    guard rawPath.utf8.contains(UInt8(ascii: "%")) else { return rawPath }
+    guard Self.containsEscape(rawPath) else { return rawPath }
     let decoded = segments
     if decoded.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }) { return nil }
     return "/" + decoded.joined(separator: "/")
   }()
+
+  /// Whether `path` holds a `%`, scanning its contiguous bytes (a native string's always are)
+  /// rather than iterating its UTF-8 view one index at a time.
+  static func containsEscape(_ path: String) -> Bool {
+    let percent = UInt8(ascii: "%")
+    return path.utf8.withContiguousStorageIfAvailable { $0.contains(percent) }
+      ?? path.utf8.contains(percent)
+  }
 
   /// Splits a percent-encoded path into decoded segments, scanning its bytes once.
   static func segments(of path: String) -> [String] {

@@ -96,6 +96,9 @@ struct StubTable: Sendable {
     let definition: Definition
     let callNumber: Int
     let parameters: [String: String]
+    /// The request's URL when routing has read it already (and as sent, not redacted), so
+    /// that building the answer need not read it again.
+    var sentURL: URL?
   }
 
   /// The registered stubs and the index over them. Routing reads it in place under the lock
@@ -231,8 +234,11 @@ struct StubTable: Sendable {
   /// Routes and claims in one go: the newest stub that matches and may answer now. Runs no
   /// user code, so it runs under the lock; only for tables without user-code matchers.
   mutating func claimFirstMatch(_ request: URLRequest) -> Claim? {
-    guard let chosen = firstAvailableMatch(registry.facts(for: request)) else { return nil }
-    return claim(chosen.definition, parameters: chosen.parameters)
+    let facts = registry.facts(for: request)
+    guard let chosen = firstAvailableMatch(facts) else { return nil }
+    var claim = claim(chosen.definition, parameters: chosen.parameters)
+    if registry.requestTransform == nil { claim?.sentURL = facts?.url }
+    return claim
   }
 
   /// The newest stub that matches and may answer now.
