@@ -120,6 +120,40 @@ import Testing
     #expect(reports.first?.message.contains("https://x.test/relayed") == true)
   }
 
+  @Test func reportsMadeOnAnotherThreadInsideWithReportsAreRecordedBeforeItReturns() async throws {
+    // The thread resumes the test as soon as `withReports` returns, and the scope then closes at
+    // once: the report is in the capture only if it was recorded on the relay before that.
+    let mock = URLSessionMock()
+    let reports = await capturedReports {
+      guard let relay = TestContextRelay.captureIfInTest() else {
+        Issue.record("no relay inside a test")
+        return
+      }
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+          withReports(relayedThrough: relay) {
+            mock.dataTask(with: URL(string: "https://x.test/diverted")!) { _, _, _ in }.resume()
+          }
+          done.resume()
+        }
+        thread.start()
+      }
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("https://x.test/diverted") == true)
+  }
+
+  @Test func aClosedRelayRunsJobsAtOnceOnTheCallersThread() throws {
+    let relay = try #require(TestContextRelay.captureIfInTest())
+    relay.close()
+    let order = Order()
+    relay.run { order.append(1) }
+    order.append(2)
+    #expect(order.values == [1, 2])
+    #expect(relay.runAndWait { order.append(3) })
+    #expect(order.values == [1, 2, 3])
+  }
+
   @Test func jobsRunOneAtATimeInTheOrderGiven() async throws {
     let relay = try #require(TestContextRelay.captureIfInTest())
     let order = Order()

@@ -41,6 +41,30 @@ import Testing
     #expect(mock.verify(.post("/items"), called: .exactly(2)))
   }
 
+  @Test func anUnmatchedRequestGets404WithTheReportAndFailsTheScopeThatReadTheAddress()
+    async throws
+  {
+    // The mock and the server are made outside the capture scope, and the request comes from a
+    // real URLSession, on URL loading's threads: only the context the server captured when the
+    // scope read `baseURL` can bring the report into the scope. Without it, the report would
+    // be recorded as a real issue outside the scope and this test would fail.
+    let mock = URLSessionMock()
+    mock.stub(.get("/users/{login}"), with: .status(200))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let ((data, response), reports) = try await withCapturedReports {
+      try await liveSession().data(from: server.baseURL.appendingPathComponent("user/octocat"))
+    }
+    #expect((response as? HTTPURLResponse)?.statusCode == 404)
+    #expect(
+      (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")
+        == "text/plain; charset=utf-8")
+    #expect(text(data).contains("/users/{login}"))
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("/user/octocat") == true)
+    #expect(reports.first?.message.contains("The client received 404 Not Found") == true)
+  }
+
   @Test func theRecordedRequestHasTheServersURLTheHostHeaderAndTheBody() throws {
     let mock = URLSessionMock()
     mock.stub(.post("/items"), with: .status(201))
