@@ -105,14 +105,11 @@ import Testing
         Issue.record("no relay inside a test")
         return
       }
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        let thread = Thread {
-          relay.run {
-            mock.dataTask(with: URL(string: "https://x.test/relayed")!) { _, _, _ in }.resume()
-            done.resume()
-          }
+      await onAThreadOfItsOwn { done in
+        relay.run {
+          mock.dataTask(with: URL(string: "https://x.test/relayed")!) { _, _, _ in }.resume()
+          done()
         }
-        thread.start()
       }
       relay.close()
     }
@@ -129,14 +126,11 @@ import Testing
         Issue.record("no relay inside a test")
         return
       }
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        let thread = Thread {
-          withReports(relayedThrough: relay) {
-            mock.dataTask(with: URL(string: "https://x.test/diverted")!) { _, _, _ in }.resume()
-          }
-          done.resume()
+      await onAThreadOfItsOwn { done in
+        withReports(relayedThrough: relay) {
+          mock.dataTask(with: URL(string: "https://x.test/diverted")!) { _, _, _ in }.resume()
         }
-        thread.start()
+        done()
       }
     }
     #expect(reports.count == 1)
@@ -167,6 +161,17 @@ import Testing
     }
     relay.close()
     #expect(order.values == Array(0..<50))
+  }
+
+  /// Runs `body` on a new thread, which belongs to no task, and returns once it calls `done`.
+  private func onAThreadOfItsOwn(
+    _ body: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  )
+    async
+  {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      Thread { body { continuation.resume() } }.start()
+    }
   }
 
   private final class Order: @unchecked Sendable {
