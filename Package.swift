@@ -46,12 +46,14 @@ let package = Package(
       resources: [.copy("Fixtures")], swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionServerTests",
-      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
+      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer", "TestSupport"],
       swiftSettings: settings),
     .testTarget(
       name: "SampleClientTests",
-      dependencies: ["SampleClient", "HTTPSessionMocks", "HTTPSessionServer"],
+      dependencies: ["SampleClient", "HTTPSessionMocks", "HTTPSessionServer", "TestSupport"],
       swiftSettings: settings),
+    // What the test targets that start this package's executables share (not a product).
+    .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -49,15 +49,37 @@ import HTTPSessionMocks
 /// > call into the mock any more. A server that is released stops itself.
 public final class LoopbackServer: Sendable {
   /// The server's address, such as `http://127.0.0.1:54321`; append paths to it.
-  public let baseURL: URL
-  /// The TCP port the server listens on.
-  public let port: Int
+  ///
+  /// Reading it in a test also tells the server where its reports belong: a request no stub
+  /// matches fails the test, and the `withKnownIssue` scope, in which the address was last read
+  /// (or, before that, the one that started the server). Read it inside the scope that expects
+  /// the report:
+  ///
+  /// ```swift
+  /// try await withKnownIssue {
+  ///   _ = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("nope"))
+  /// }
+  /// ```
+  public var baseURL: URL {
+    context?.refresh()
+    return address
+  }
+  /// The TCP port the server listens on. Reading it, like reading ``baseURL``, tells the server
+  /// which test and `withKnownIssue` scope its reports belong to.
+  public var port: Int {
+    context?.refresh()
+    return chosenPort
+  }
+  private let address: URL
+  private let chosenPort: Int
+  private let context: ReportContext?
   /// The limits the server enforces.
   public let limits: ServerLimits
   private let listener: Listener
 
   init(
-    handler: any ExchangeHandler, host: String, port: Int, limits: ServerLimits
+    handler: any ExchangeHandler, context: ReportContext? = nil, host: String, port: Int,
+    limits: ServerLimits
   ) throws {
     guard (0...65_535).contains(port) else { throw ServerError.invalidPort(port) }
     let (address, urlHost) = try Self.loopbackAddress(host)
@@ -73,14 +95,17 @@ public final class LoopbackServer: Sendable {
       Socket.closeDescriptor(fd)
       throw error
     }
-    self.baseURL = url
-    self.port = chosen
+    self.address = url
+    self.chosenPort = chosen
     self.limits = limits
+    self.context = context
+    context?.refresh()
     listener.start()
   }
 
   deinit {
     listener.stop()
+    context?.close()
   }
 
   /// Stops the server: closes the listening socket and every connection, cancels the requests
@@ -88,6 +113,7 @@ public final class LoopbackServer: Sendable {
   /// does nothing.
   public func stop() {
     listener.stop()
+    context?.close()
   }
 
   /// The number of client connections open now.

@@ -20,8 +20,10 @@ extension URLSessionMock {
   public func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits()
   ) throws -> LoopbackServer {
-    try LoopbackServer(
-      handler: MockExchangeHandler(mock: self), host: host, port: port, limits: limits)
+    let context = ReportContext()
+    return try LoopbackServer(
+      handler: MockExchangeHandler(mock: self, context: context), context: context, host: host,
+      port: port, limits: limits)
   }
 
   /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:)``, for the
@@ -38,8 +40,10 @@ extension URLSessionMock {
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
     origin: URLComponents? = nil, observer: (@Sendable (ServedRequest) -> Void)?
   ) throws -> LoopbackServer {
-    try LoopbackServer(
-      handler: MockExchangeHandler(mock: self, origin: origin, observer: observer), host: host,
-      port: port, limits: limits)
+    let context = ReportContext()
+    return try LoopbackServer(
+      handler: MockExchangeHandler(
+        mock: self, origin: origin, observer: observer, context: context),
+      context: context, host: host, port: port, limits: limits)
   }
 }

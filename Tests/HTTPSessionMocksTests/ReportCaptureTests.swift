@@ -105,19 +105,47 @@ import Testing
         Issue.record("no relay inside a test")
         return
       }
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        let thread = Thread {
-          relay.run {
-            mock.dataTask(with: URL(string: "https://x.test/relayed")!) { _, _, _ in }.resume()
-            done.resume()
-          }
+      await onAThreadOfItsOwn { done in
+        relay.run {
+          mock.dataTask(with: URL(string: "https://x.test/relayed")!) { _, _, _ in }.resume()
+          done()
         }
-        thread.start()
       }
       relay.close()
     }
     #expect(reports.count == 1)
     #expect(reports.first?.message.contains("https://x.test/relayed") == true)
+  }
+
+  @Test func reportsMadeOnAnotherThreadInsideWithReportsAreRecordedBeforeItReturns() async throws {
+    // The thread resumes the test as soon as `withReports` returns, and the scope then closes at
+    // once: the report is in the capture only if it was recorded on the relay before that.
+    let mock = URLSessionMock()
+    let reports = await capturedReports {
+      guard let relay = TestContextRelay.captureIfInTest() else {
+        Issue.record("no relay inside a test")
+        return
+      }
+      await onAThreadOfItsOwn { done in
+        withReports(relayedThrough: relay) {
+          mock.dataTask(with: URL(string: "https://x.test/diverted")!) { _, _, _ in }.resume()
+        }
+        done()
+      }
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("https://x.test/diverted") == true)
+  }
+
+  @Test func aClosedRelayRunsJobsAtOnceOnTheCallersThread() throws {
+    let relay = try #require(TestContextRelay.captureIfInTest())
+    relay.close()
+    let order = Order()
+    relay.run { order.append(1) }
+    order.append(2)
+    #expect(order.values == [1, 2])
+    #expect(relay.runAndWait { order.append(3) })
+    #expect(order.values == [1, 2, 3])
   }
 
   @Test func jobsRunOneAtATimeInTheOrderGiven() async throws {
@@ -133,6 +161,17 @@ import Testing
     }
     relay.close()
     #expect(order.values == Array(0..<50))
+  }
+
+  /// Runs `body` on a new thread, which belongs to no task, and returns once it calls `done`.
+  private func onAThreadOfItsOwn(
+    _ body: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
+  )
+    async
+  {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      Thread { body { continuation.resume() } }.start()
+    }
   }
 
   private final class Order: @unchecked Sendable {

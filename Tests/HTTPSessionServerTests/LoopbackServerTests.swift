@@ -41,6 +41,30 @@ import Testing
     #expect(mock.verify(.post("/items"), called: .exactly(2)))
   }
 
+  @Test func anUnmatchedRequestGets404WithTheReportAndFailsTheScopeThatReadTheAddress()
+    async throws
+  {
+    // The mock and the server are made outside the capture scope, and the request comes from a
+    // real URLSession, on URL loading's threads: only the context the server captured when the
+    // scope read `baseURL` can bring the report into the scope. Without it, the report would
+    // be recorded as a real issue outside the scope and this test would fail.
+    let mock = URLSessionMock()
+    mock.stub(.get("/users/{login}"), with: .status(200))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let ((data, response), reports) = try await withCapturedReports {
+      try await liveSession().data(from: server.baseURL.appendingPathComponent("user/octocat"))
+    }
+    #expect((response as? HTTPURLResponse)?.statusCode == 404)
+    #expect(
+      (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")
+        == "text/plain; charset=utf-8")
+    #expect(text(data).contains("/users/{login}"))
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("/user/octocat") == true)
+    #expect(reports.first?.message.contains("The client received 404 Not Found") == true)
+  }
+
   @Test func theRecordedRequestHasTheServersURLTheHostHeaderAndTheBody() throws {
     let mock = URLSessionMock()
     mock.stub(.post("/items"), with: .status(201))
@@ -110,6 +134,52 @@ import Testing
       #expect(client.readResponse()?.body == "n")
     }
     #expect(mock.requests.count == 5)
+  }
+
+  @Test func eachAnswerOnAKeptAliveConnectionHasItsOwnStubsHead() throws {
+    // The connection reuses the head it built for the last response object: a different
+    // stub, or the same stub for another URL, must not get it.
+    let mock = URLSessionMock()
+    mock.stub(.get("/a"), with: .text("first", headers: ["X-Stub": "a"]))
+    mock.stub(.get("/b/{n}"), with: .text("second", status: 201, headers: ["X-Stub": "b"]))
+    mock.stub(.get("/none"), with: .status(204))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    let expected: [(String, Int, String?)] = [
+      ("/a", 200, "a"), ("/a", 200, "a"), ("/b/1", 201, "b"), ("/b/2", 201, "b"),
+      ("/none", 204, nil), ("/a", 200, "a"),
+    ]
+    for (path, status, stub) in expected {
+      client.send("GET \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
+      let response = try #require(client.readResponse(), "\(path)")
+      #expect(response.status == status, "\(path)")
+      #expect(response.headers["x-stub"] == stub, "\(path)")
+      #expect(
+        response.headers["content-length"] == (status == 204 ? nil : "\(response.body.utf8.count)"),
+        "\(path)")
+    }
+  }
+
+  @Test func repeatedRequestHeadersAreJoinedWithCommasAndTheMethodIsKept() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .status(200))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    for method in ["GET", "PATCH", "get"] {
+      client.send(
+        "\(method) /h HTTP/1.1\r\nHost: a\r\nX-Tag: one\r\nx-tag: two\r\nAccept: */*\r\n\r\n")
+      #expect(client.readResponse()?.status == 200, "\(method)")
+    }
+    let requests = mock.requests
+    try #require(requests.count == 3)
+    #expect(requests.map(\.httpMethod) == ["GET", "PATCH", "GET"])
+    for request in requests {
+      #expect(request.value(forHTTPHeaderField: "X-Tag") == "one,two")
+      #expect(request.value(forHTTPHeaderField: "accept") == "*/*")
+      #expect(request.value(forHTTPHeaderField: "Host") == "a")
+    }
   }
 
   @Test func pipelinedRequestsAreAnsweredInOrder() throws {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPSessionMocks
 import HTTPSessionServer
 import SampleClient
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

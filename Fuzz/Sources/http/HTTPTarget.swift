@@ -36,6 +36,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         "the method \(request.method) became \(urlRequest.httpMethod ?? "nil")")
     }
     _ = ResponseEncoder.encodeText(status: 404, text: "x", request: request, keepsAlive: true)
+    checkEncodedHead(echoing: request)
     _ = request.keepsAlive
     _ = request.expectsContinue
   }
@@ -101,4 +102,35 @@ private func latin1OrUTF8(_ value: String) -> [UInt8] {
     return value.unicodeScalars.map { UInt8($0.value) }
   }
   return Array(value.utf8)
+}
+
+/// A stub that answers with the request's own headers (arbitrary names and values) gets a head
+/// that does not split: every line between the status line and the blank line is one
+/// `name: value` field, and the connection's head cache gives the same bytes the second time.
+private func checkEncodedHead(echoing request: HTTPRequest) {
+  var fields: [String: String] = [:]
+  for (name, value) in request.headers { fields[name] = value }
+  guard let url = URL(string: "http://127.0.0.1:8080/"),
+    let response = HTTPURLResponse(
+      url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
+  else { return }
+  var cache = ResponseEncoder.HeadCache()
+  let body = Data("echo".utf8)
+  let first = ResponseEncoder.encode(
+    response: response, body: body, request: request, keepsAlive: true, cache: &cache)
+  let second = ResponseEncoder.encode(
+    response: response, body: body, request: request, keepsAlive: true, cache: &cache)
+  check(first == second, "the cached head differs from the first")
+  guard let end = first.firstRange(of: [13, 10, 13, 10]) else {
+    check(false, "no blank line ends the head")
+    return
+  }
+  let lines = String(decoding: first[..<end.lowerBound], as: UTF8.self)
+    .components(separatedBy: "\r\n")
+  check(lines.first?.hasPrefix("HTTP/1.1 200 ") == true, "status line \(lines.first ?? "")")
+  for line in lines.dropFirst() {
+    check(
+      line.contains(": ") && !line.contains("\r") && !line.contains("\n"),
+      "the head split at \(line.debugDescription)")
+  }
 }

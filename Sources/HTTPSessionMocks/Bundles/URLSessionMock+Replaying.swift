@@ -169,13 +169,6 @@ final class ReplayRecorder: RelayingSession {
       })
   }
 
-  func dataTask(
-    with url: URL,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> RelayTask {
-    dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
-  }
-
   func uploadTask(
     with request: URLRequest, from bodyData: Data?,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -305,13 +298,6 @@ final class RecordingRefusal: RelayingSession {
     refuse(request) { completionHandler(nil, nil, $0) }
   }
 
-  func dataTask(
-    with url: URL,
-    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-  ) -> RelayTask {
-    dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
-  }
-
   func uploadTask(
     with request: URLRequest, from bodyData: Data?,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
@@ -325,7 +311,6 @@ final class RecordingRefusal: RelayingSession {
   ) -> RelayTask {
     refuse(request) { completionHandler(nil, nil, $0) }
   }
-
 }
 
 /// A task of a session that stands in front of another: it resumes and cancels the task it
@@ -368,11 +353,19 @@ final class FailingTask: HTTPDataTask {
 }
 
 /// A session of the replaying mock (the recorder and the refusal) that implements the
-/// completion-handler tasks; the async methods are written once, here, over them.
+/// completion-handler tasks for a request; the URL form and the async methods are written
+/// once, here, over them.
 protocol RelayingSession: HTTPSession
 where DataTask == RelayTask, UploadTask == RelayTask, DownloadTask == RelayTask {}
 
 extension RelayingSession {
+  func dataTask(
+    with url: URL,
+    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+  ) -> RelayTask {
+    dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
+  }
+
   func data(for request: URLRequest) async throws -> (Data, URLResponse) {
     try await Self.relay { dataTask(with: request, completionHandler: $0) }
   }

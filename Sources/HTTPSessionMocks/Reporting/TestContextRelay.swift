@@ -49,8 +49,28 @@ package final class TestContextRelay: Sendable {
 
   /// Runs `job` inside the captured context, soon, on the relay's task; jobs run one at a time,
   /// in the order given.
+  /// Once the relay is closed, `job` runs at once on the caller's thread instead.
   package func run(_ job: @escaping @Sendable () -> Void) {
-    outlet.yield(job)
+    if case .terminated = outlet.yield(job) { job() }
+  }
+
+  /// Runs `job` on the relay like ``run(_:)`` and waits until it has run, or until `timeout` of
+  /// real time has passed (the relay's task may not get a thread while the test blocks every
+  /// one of the pool's; the job then still runs, later). Returns whether it ran in time.
+  ///
+  /// Never call it from the relay's own task: the job would wait for itself.
+  @discardableResult
+  package func runAndWait(
+    timeout: Duration = .seconds(5), _ job: @escaping @Sendable () -> Void
+  ) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    run {
+      job()
+      done.signal()
+    }
+    let (seconds, attoseconds) = timeout.components
+    let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    return done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
   }
 
   /// Ends the relay's task once the jobs given so far have run.
@@ -61,4 +81,22 @@ package final class TestContextRelay: Sendable {
   deinit {
     outlet.finish()
   }
+}
+
+/// Runs `body` so that each report a double makes on this thread, inside it, is recorded on
+/// `relay` (in the test context it captured), and waits for each to be recorded before going
+/// on. With a `nil` relay it just runs `body`.
+///
+/// A door whose work runs on threads of its own (the loopback server's connections) wraps each
+/// request's call into the mock in this, so that an unmatched request fails the test that
+/// expects it, inside its `withKnownIssue`, before the client sees the answer.
+package func withReports<R>(relayedThrough relay: TestContextRelay?, _ body: () -> R) -> R {
+  guard let relay else { return body() }
+  return TestContextRelay.$diversion.withValue(relay) { body() }
+}
+
+extension TestContextRelay {
+  /// The relay that reports made on the current thread are recorded on
+  /// (`withReports(relayedThrough:_:)`).
+  @TaskLocal static var diversion: TestContextRelay?
 }

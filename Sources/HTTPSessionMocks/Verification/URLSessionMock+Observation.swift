@@ -10,8 +10,12 @@ extension URLSessionMock {
   /// The exchange that the task with `taskIdentifier` completed, or `nil` when it has not
   /// completed.
   package func exchange(forTask taskIdentifier: Int) -> Exchange? {
-    // The newest exchanges are at the end, where a door that just finished looks.
-    exchanges.last { $0.taskIdentifier == taskIdentifier }
+    // The newest exchanges are at the end, where a door that just finished looks. Searched in
+    // place: a copy of the journal held while the core appends would make every append copy
+    // the whole journal.
+    core.withLock { state in
+      state.records.exchanges.last { $0.taskIdentifier == taskIdentifier }
+    }
   }
 
   /// The closest stub to `request` and what differed, on one line:

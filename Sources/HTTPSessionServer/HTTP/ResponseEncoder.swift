@@ -14,23 +14,63 @@ enum ResponseEncoder {
   /// A complete response: status line, the stub's headers, `Content-Length` and the body
   /// (no body for `HEAD`, 1xx, 204 and 304).
   static func encode(
-    response: URLResponse?, body: Data, request: HTTPRequest, keepsAlive: Bool
+    response: URLResponse?, body: Data, request: HTTPRequest, keepsAlive: Bool,
+    cache: inout HeadCache
   ) -> [UInt8] {
-    let http = response as? HTTPURLResponse
-    let status = http?.statusCode ?? 200
-    var fields = stubFields(of: response)
-    let hasBody = allowsBody(status)
+    let stub = cache.head(for: response)
+    var fields: [(String, String)] = []
+    let hasBody = allowsBody(stub.status)
     if hasBody {
       // A HEAD answer has no body to count; it keeps the length the response names, that is,
       // the length a GET would get.
-      let named = http?.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
-      let length = request.method == "HEAD" ? (named ?? body.count) : body.count
+      let length = request.method == "HEAD" ? (stub.namedLength ?? body.count) : body.count
       fields.append(("Content-Length", String(max(length, 0))))
     }
-    appendConnection(&fields, request: request, keepsAlive: keepsAlive && status >= 200)
-    var bytes = head(status: status, fields: fields)
+    appendConnection(&fields, request: request, keepsAlive: keepsAlive && stub.status >= 200)
+    var bytes = head(stub, fields: fields)
     if hasBody && request.method != "HEAD" { bytes.append(contentsOf: body) }
     return bytes
+  }
+
+  /// What a response contributes to every head it is written with: its status line and its
+  /// own header lines, sanitized (names are tokens; values lose CR, LF and NUL, so a stub's
+  /// header cannot split the response), without those the server writes itself, sorted by
+  /// name.
+  struct StubHead {
+    let status: Int
+    /// `HTTP/1.1 200 OK\r\n` and `Name: value\r\n` for each of the stub's fields.
+    let lines: [UInt8]
+    /// The stub's own `Content-Length`, which a `HEAD` answer repeats.
+    let namedLength: Int?
+
+    init(of response: URLResponse?) {
+      let http = response as? HTTPURLResponse
+      status = http?.statusCode ?? 200
+      namedLength = http?.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
+      var text = "HTTP/1.1 \(status) \(ResponseEncoder.reasonPhrase(status))\r\n"
+      for (name, value) in ResponseEncoder.stubFields(of: response) {
+        ResponseEncoder.appendLine(&text, name, value)
+      }
+      lines = Array(text.utf8)
+    }
+  }
+
+  /// The ``StubHead`` of the last response a connection wrote. The mock hands over the same
+  /// response object for each answer of a stub to a URL (it keeps the one it built), so a
+  /// connection that serves one stub again and again builds its head once.
+  struct HeadCache {
+    private var response: URLResponse?
+    private var cached: StubHead?
+
+    init() {}
+
+    /// The head of `response`, built anew unless it is the object of the last call.
+    mutating func head(for response: URLResponse?) -> StubHead {
+      if let cached, let response, self.response === response { return cached }
+      let built = StubHead(of: response)
+      (self.response, cached) = (response, built)
+      return built
+    }
   }
 
   /// How a streamed body is framed on the wire.
@@ -48,21 +88,21 @@ enum ResponseEncoder {
   static func encodeStreamedHead(response: URLResponse, request: HTTPRequest, keepsAlive: Bool)
     -> (bytes: [UInt8], framing: Framing)
   {
-    let status = (response as? HTTPURLResponse)?.statusCode ?? 200
-    var fields = stubFields(of: response)
+    let stub = StubHead(of: response)
+    var fields: [(String, String)] = []
     let framing: Framing
-    if !allowsBody(status) || request.method == "HEAD" {
+    if !allowsBody(stub.status) || request.method == "HEAD" {
       framing = .none
-      appendConnection(&fields, request: request, keepsAlive: keepsAlive && status >= 200)
+      appendConnection(&fields, request: request, keepsAlive: keepsAlive && stub.status >= 200)
     } else if request.minorVersion == 0 {
       framing = .untilClose
       appendConnection(&fields, request: request, keepsAlive: false)
     } else {
       framing = .chunked
       fields.append(("Transfer-Encoding", "chunked"))
-      appendConnection(&fields, request: request, keepsAlive: keepsAlive && status >= 200)
+      appendConnection(&fields, request: request, keepsAlive: keepsAlive && stub.status >= 200)
     }
-    return (head(status: status, fields: fields), framing)
+    return (head(stub, fields: fields), framing)
   }
 
   /// One piece of a streamed body, framed as `framing` says (nothing for an empty piece: an
@@ -86,7 +126,7 @@ enum ResponseEncoder {
   }
 
   /// The stub's own header fields, without those the server writes itself, sorted by name.
-  private static func stubFields(of response: URLResponse?) -> [(String, String)] {
+  fileprivate static func stubFields(of response: URLResponse?) -> [(String, String)] {
     var fields: [(String, String)] = []
     if let http = response as? HTTPURLResponse {
       for (key, value) in http.allHeaderFields {
@@ -139,14 +179,32 @@ enum ResponseEncoder {
 
   private static func head(status: Int, fields: [(String, String)]) -> [UInt8] {
     var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
-    for (name, value) in fields {
-      // A stub's header must not split the response: names are tokens, values lose CR, LF, NUL.
-      guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { continue }
-      let clean = String(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" })
-      text += "\(name): \(clean)\r\n"
-    }
+    for (name, value) in fields { appendLine(&text, name, value) }
     text += "\r\n"
     return Array(text.utf8)
+  }
+
+  /// A stub's head, then `fields` (the server's own: framing, `Connection`), then the blank
+  /// line.
+  private static func head(_ stub: StubHead, fields: [(String, String)]) -> [UInt8] {
+    var text = ""
+    for (name, value) in fields { appendLine(&text, name, value) }
+    text += "\r\n"
+    var bytes = stub.lines
+    bytes.append(contentsOf: text.utf8)
+    return bytes
+  }
+
+  /// Appends `name: value` and CRLF, unless the name is not a token; CR, LF and NUL are taken
+  /// out of the value, so that a stub's header cannot split the response.
+  fileprivate static func appendLine(_ text: inout String, _ name: String, _ value: String) {
+    guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { return }
+    if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+      let clean = String(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" && $0 != "\0" })
+      text += "\(name): \(clean)\r\n"
+    } else {
+      text += "\(name): \(value)\r\n"
+    }
   }
 
   private static func isTokenByte(_ byte: UInt8) -> Bool {

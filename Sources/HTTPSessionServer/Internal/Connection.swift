@@ -73,6 +73,7 @@ final class Connection: @unchecked Sendable {
   private var shared = Shared()
   private var parser: HTTPRequestParser
   private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+  private var headCache = ResponseEncoder.HeadCache()
 
   init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
     (wakeRead, wakeWrite) = try Socket.makePipe()
@@ -267,7 +268,8 @@ final class Connection: @unchecked Sendable {
     switch outcome {
     case .complete:
       let bytes = ResponseEncoder.encode(
-        response: response, body: body, request: request, keepsAlive: keepsAlive)
+        response: response, body: body, request: request, keepsAlive: keepsAlive,
+        cache: &headCache)
       guard writeAll(bytes) else { return false }
       return keepsAlive && ResponseEncoder.allowsKeepAlive(response)
     case .unmatched(let answer):
@@ -381,12 +383,24 @@ final class Connection: @unchecked Sendable {
   static func urlRequest(for request: HTTPRequest, baseURL: String) -> URLRequest? {
     guard let url = URL(string: baseURL + request.pathAndQuery) else { return nil }
     var urlRequest = URLRequest(url: url)
-    urlRequest.httpMethod = request.method
+    // Foundation's setters are slow (each normalizes and validates): a GET is the default, and
+    // the headers are set at once, repeated names joined with commas as `addValue` would.
+    if request.method != "GET" { urlRequest.httpMethod = request.method }
+    var fields: [String: String] = [:]
+    var names: [String: String] = [:]  // lowercased name -> the spelling first seen
     for (name, value) in request.headers
     where !HTTPRequest.sameName(name, "Transfer-Encoding") {
-      urlRequest.addValue(value, forHTTPHeaderField: name)
+      let key = name.lowercased()
+      if let first = names[key] {
+        fields[first] = (fields[first] ?? "") + "," + value
+      } else {
+        names[key] = name
+        fields[name] = value
+      }
     }
+    if !fields.isEmpty { urlRequest.allHTTPHeaderFields = fields }
     if !request.body.isEmpty { urlRequest.httpBody = request.body }
     return urlRequest
   }
+
 }

@@ -15,6 +15,8 @@ struct MockExchangeHandler: ExchangeHandler {
   var origin: URLComponents?
   /// Told about each request once the mock has answered it (the `stub-server` log).
   var observer: (@Sendable (ServedRequest) -> Void)?
+  /// The test context reports are made in, when the server was started in a test.
+  var context: ReportContext?
 
   func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
     var request = request
@@ -26,15 +28,20 @@ struct MockExchangeHandler: ExchangeHandler {
       parts.port = origin.port
       if let rewritten = parts.url { request.url = rewritten }
     }
+    // In a test, a report the mock makes (an unmatched request) is recorded on the test's
+    // relay, so that it lands in the test and its `withKnownIssue` scope, not on this thread.
+    let task = withReports(relayedThrough: context?.current) { start(request, to: sink) }
+    return { task.cancel() }
+  }
+
+  /// Sends the request through the mock and returns its task.
+  private func start(_ request: URLRequest, to sink: some ResponseSink) -> MockTask {
     // A request off the wire is recorded as a data task, body or not.
-    guard let observer else {
-      let task = mock.send(request, kind: .data, door: .server, to: sink)
-      return { task.cancel() }
-    }
+    guard let observer else { return mock.send(request, kind: .data, door: .server, to: sink) }
     let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
     let task = mock.send(request, kind: .data, door: .server, to: observing)
     observing.start(taskIdentifier: task.taskIdentifier)
-    return { task.cancel() }
+    return task
   }
 }
 

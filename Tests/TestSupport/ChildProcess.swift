@@ -8,11 +8,11 @@ import Foundation
   import Darwin
 #endif
 
-// The same helper is in Tests/SampleClientTests/Support: test targets share no code.
+// Shared by the test targets that start this package's executables (the TestSupport target).
 
 /// A built executable of this package, found beside the test bundle (where `swift build` and
 /// `swift test` put every product), or `nil` when it was not built.
-func builtExecutable(_ name: String) -> URL? {
+package func builtExecutable(_ name: String) -> URL? {
   var folders: [URL] = []
   if let executable = Bundle.main.executableURL {
     folders.append(executable.deletingLastPathComponent())
@@ -26,7 +26,7 @@ func builtExecutable(_ name: String) -> URL? {
 
 /// A child process whose standard output is read line by line as it comes, with every wait
 /// bounded in real time; `stop()` (or deinit) kills it if it is still running.
-final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
   // @unchecked Sendable: the mutable fields are only touched with `condition` locked; the
   // reader threads and the termination handler go through it.
   private let process = Process()
@@ -39,7 +39,7 @@ final class ChildProcess: @unchecked Sendable {
   private var exited = false
 
   /// Starts `executable` with `arguments` and exactly `environment`.
-  init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+  package init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
     process.executableURL = executable
     process.arguments = arguments
     process.environment = environment
@@ -92,7 +92,7 @@ final class ChildProcess: @unchecked Sendable {
 
   /// The next line of standard output, or `nil` if none comes within `timeout` seconds (or
   /// the output ends).
-  func nextLine(timeout: TimeInterval = 30) -> String? {
+  package func nextLine(timeout: TimeInterval = 30) -> String? {
     let deadline = Date(timeIntervalSinceNow: timeout)
     return condition.withLock {
       while consumed >= lines.count, !stdoutClosed {
@@ -106,7 +106,7 @@ final class ChildProcess: @unchecked Sendable {
 
   /// Waits for the process to end and for both of its outputs to close; returns its exit
   /// status, or `nil` if it is still running after `timeout` seconds (or ended by a signal).
-  func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+  package func waitForExit(timeout: TimeInterval = 30) -> Int32? {
     let deadline = Date(timeIntervalSinceNow: timeout)
     let done = condition.withLock {
       while !(exited && stdoutClosed && stderrClosed) {
@@ -119,18 +119,20 @@ final class ChildProcess: @unchecked Sendable {
   }
 
   /// Every line of standard output so far, including the ones `nextLine` returned.
-  var output: [String] { condition.withLock { lines } }
+  package var output: [String] { condition.withLock { lines } }
 
   /// What the process wrote to standard error so far.
-  var errorText: String { condition.withLock { String(decoding: errorBytes, as: UTF8.self) } }
+  package var errorText: String {
+    condition.withLock { String(decoding: errorBytes, as: UTF8.self) }
+  }
 
   /// Sends the process `signal` (SIGTERM, SIGINT).
-  func send(_ signal: Int32) {
+  package func send(_ signal: Int32) {
     if process.isRunning { kill(process.processIdentifier, signal) }
   }
 
   /// Kills the process if it still runs and waits (bounded) for it to end.
-  func stop() {
+  package func stop() {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
     condition.withLock {
@@ -142,7 +144,7 @@ final class ChildProcess: @unchecked Sendable {
 
 /// This process's environment without the variables that would steer a child: a bundle in
 /// the launch environment, another API base URL.
-func cleanEnvironment() -> [String: String] {
+package func cleanEnvironment() -> [String: String] {
   ProcessInfo.processInfo.environment.filter {
     !$0.key.hasPrefix("HTTPSESSIONKIT_") && $0.key != "API_BASE_URL"
   }

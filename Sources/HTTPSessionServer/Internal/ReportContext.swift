@@ -1,0 +1,50 @@
+import Foundation
+import HTTPSessionMocks
+
+/// Which test, and which `withKnownIssue` scope, the server's reports belong to.
+///
+/// Requests reach the server on its own threads, from clients the test cannot hand a task-local
+/// value: another process, a browser, a plain `URLSession`. Swift Testing attributes an issue
+/// through the task-local values of the task that records it, so a report made on a connection
+/// thread would belong to no test. The server therefore keeps a ``TestContextRelay`` captured on
+/// the test's own task, and a report the mock makes while it handles a request is recorded on
+/// that relay, before the connection writes the answer. The relay is captured when the server
+/// starts, and anew each time the test reads the server's address (``LoopbackServer/baseURL``
+/// or ``LoopbackServer/port``): that is what a test does just before it points a client at the
+/// server, inside a `withKnownIssue` scope when it expects a report.
+///
+/// Outside a test (the `stub-server` command, an app, a benchmark) nothing is captured, and
+/// reports are made on the connection's thread.
+final class ReportContext: Sendable {
+  // NSLock, not the mocks' internal `Locked`: the server target sees only package API. The two
+  // `nonisolated(unsafe)` fields are only read and written with `lock` held.
+  private let lock = NSLock()
+  nonisolated(unsafe) private var relay: TestContextRelay?
+  nonisolated(unsafe) private var closed = false
+
+  init() {}
+
+  /// Captures the current task's test context, if it runs in a test; otherwise keeps the one
+  /// captured before.
+  func refresh() {
+    guard let fresh = TestContextRelay.captureIfInTest() else { return }
+    // The relay replaced is not closed here: a connection may be about to record on it. Its
+    // task ends when the last reference to it goes.
+    lock.withLock {
+      if !closed { relay = fresh }
+    }
+  }
+
+  /// The relay reports are recorded on, or `nil` to record them where they are made.
+  var current: TestContextRelay? { lock.withLock { relay } }
+
+  /// Ends the relay's task once the work given so far has run; nothing is captured after.
+  func close() {
+    let last = lock.withLock { () -> TestContextRelay? in
+      closed = true
+      defer { relay = nil }
+      return relay
+    }
+    last?.close()
+  }
+}
