@@ -137,6 +137,21 @@ import Testing
     }
   }
 
+  @Test func aRedactedReplayAnswersForTheURLAsSentNotAsRedacted() throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry("GET", "https://api.example.com/me?access_token=REDACTED", text: "me"))
+    let mock = try URLSessionMock(
+      replaying: try HARFixtures.file(har), mode: .replay, from: URLSessionMock(),
+      redacting: .default, environment: [:])
+    let sent = "https://api.example.com/me?access_token=s3cr3t"
+    // Twice: the second answer is the one the stub keeps ready for the URL.
+    for _ in 0..<2 {
+      let answer = HARFixtures.send(mock, sent)
+      #expect(answer.text == "me")
+      #expect(answer.response?.url?.absoluteString == sent)
+    }
+  }
+
   @Test func symmetricRedactionMatchesARealTokenWithTheRecordedPlaceholder() throws {
     let har = HARFixtures.har(
       HARFixtures.entry(
