@@ -53,7 +53,7 @@ public final class LoopbackServer: Sendable {
   /// Reading it in a test also tells the server where its reports belong: a request no stub
   /// matches fails the test, and the `withKnownIssue` scope, in which the address was last read
   /// (or, before that, the one that started the server). Read it inside the scope that expects
-  /// the report:
+  /// the report, and again after the scope; give each test its own server:
   ///
   /// ```swift
   /// try await withKnownIssue {

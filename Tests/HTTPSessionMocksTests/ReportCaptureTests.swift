@@ -118,23 +118,50 @@ import Testing
   }
 
   @Test func reportsMadeOnAnotherThreadInsideWithReportsAreRecordedBeforeItReturns() async throws {
-    // The thread resumes the test as soon as `withReports` returns, and the scope then closes at
-    // once: the report is in the capture only if it was recorded on the relay before that.
+    // The thread looks at the capture as soon as `withReports` returns: the report is there
+    // only if it was recorded on the relay before that. (The relay has a thread of its own, as
+    // the server's do: a relay on the cooperative pool can wait seconds for a thread while
+    // other tests block the pool, and `withReports` gives up waiting after 5 s.)
     let mock = URLSessionMock()
     let reports = await capturedReports {
-      guard let relay = TestContextRelay.captureIfInTest() else {
+      guard let relay = TestContextRelay.captureIfInTest(onThreadOfItsOwn: true) else {
         Issue.record("no relay inside a test")
         return
       }
+      guard let peek = capturedReportsPeek() else {
+        Issue.record("no capture scope")
+        return
+      }
+      let seen = Order()
       await onAThreadOfItsOwn { done in
         withReports(relayedThrough: relay) {
           mock.dataTask(with: URL(string: "https://x.test/diverted")!) { _, _, _ in }.resume()
         }
+        seen.append(peek().count)
         done()
       }
+      #expect(seen.values == [1], "the report was not in the scope when withReports returned")
     }
     #expect(reports.count == 1)
     #expect(reports.first?.message.contains("https://x.test/diverted") == true)
+  }
+
+  @Test func reportsDivertedToAClosedRelayAreRecordedOnceOnTheCallersThread() throws {
+    // A closed relay runs its jobs on the caller's thread, where the diversion is still set:
+    // the report must be recorded there once, not diverted again and again.
+    let mock = URLSessionMock()
+    let reports = capturedReports {
+      guard let relay = TestContextRelay.captureIfInTest() else {
+        Issue.record("no relay inside a test")
+        return
+      }
+      relay.close()
+      withReports(relayedThrough: relay) {
+        mock.dataTask(with: URL(string: "https://x.test/closed")!) { _, _, _ in }.resume()
+      }
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("https://x.test/closed") == true)
   }
 
   @Test func aClosedRelayRunsJobsAtOnceOnTheCallersThread() throws {
@@ -146,6 +173,29 @@ import Testing
     #expect(order.values == [1, 2])
     #expect(relay.runAndWait { order.append(3) })
     #expect(order.values == [1, 2, 3])
+  }
+
+  @Test func aRelayOnAThreadOfItsOwnRunsWhileEveryPoolThreadIsBlocked() async throws {
+    // Tasks that block until the relay's job has run take every thread of the cooperative pool
+    // (and more are queued behind them). A relay on the pool could not run its job until they
+    // let go, so `runAndWait` would give up after its timeout and this test would fail; one
+    // on a thread of its own runs it at once.
+    let relay = try #require(TestContextRelay.captureIfInTest(onThreadOfItsOwn: true))
+    let blockers = 2 * max(ProcessInfo.processInfo.activeProcessorCount, 2)
+    let ran = DispatchSemaphore(value: 0)
+    let result = Order()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<blockers {
+        group.addTask { _ = ran.wait(timeout: .now() + 120) }
+      }
+      Thread {
+        let inTime = relay.runAndWait(timeout: .seconds(60)) { result.append(1) }
+        result.append(inTime ? 2 : -2)
+        for _ in 0..<blockers { ran.signal() }
+      }.start()
+    }
+    relay.close()
+    #expect(result.values == [1, 2])
   }
 
   @Test func jobsRunOneAtATimeInTheOrderGiven() async throws {

@@ -161,25 +161,80 @@ import Testing
     }
   }
 
-  @Test func repeatedRequestHeadersAreJoinedWithCommasAndTheMethodIsKept() throws {
+  @Test func requestHeadersReachTheMockAsAddValueWouldStoreThem() throws {
+    // The connection sets a request's headers at once, not with `addValue` per header (which
+    // is slow): the mock must see exactly what `addValue` would have stored, names' spelling
+    // included.
     let mock = URLSessionMock()
     mock.stub(.any, with: .status(200))
     let server = try mock.startServer()
     defer { server.stop() }
+    let sent = [
+      ("host", "a"), ("x-tag", "one"), ("X-TAG", "two"), ("content-type", "text/plain"),
+      ("AUTHORIZATION", "Bearer t"), ("x_under", "u"), ("Accept", "*/*"), ("x-tag", "three"),
+    ]
     let client = try RawClient(port: server.port)
     for method in ["GET", "PATCH", "get"] {
-      client.send(
-        "\(method) /h HTTP/1.1\r\nHost: a\r\nX-Tag: one\r\nx-tag: two\r\nAccept: */*\r\n\r\n")
+      let head = sent.map { "\($0.0): \($0.1)\r\n" }.joined()
+      client.send("\(method) /h HTTP/1.1\r\n\(head)\r\n")
       #expect(client.readResponse()?.status == 200, "\(method)")
     }
+    var expected = URLRequest(url: URL(string: "http://127.0.0.1/h")!)
+    for (name, value) in sent { expected.addValue(value, forHTTPHeaderField: name) }
     let requests = mock.requests
     try #require(requests.count == 3)
     #expect(requests.map(\.httpMethod) == ["GET", "PATCH", "GET"])
     for request in requests {
-      #expect(request.value(forHTTPHeaderField: "X-Tag") == "one,two")
-      #expect(request.value(forHTTPHeaderField: "accept") == "*/*")
-      #expect(request.value(forHTTPHeaderField: "Host") == "a")
+      #expect(request.allHTTPHeaderFields == expected.allHTTPHeaderFields)
+      #expect(request.value(forHTTPHeaderField: "X-Tag") == "one,two,three")
     }
+  }
+
+  @Test func aStubsHeaderCannotSplitTheResponse() throws {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/evil"),
+      with: .text(
+        "ok",
+        headers: ["X-Evil": "a\r\nInjected: 1\r\n\r\nbody", "X-Nul": "a\u{0}b", "Bad Name": "v"]))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    for _ in 0..<2 {  // the second answer comes from the connection's head cache
+      client.send("GET /evil HTTP/1.1\r\nHost: a\r\n\r\n")
+      let response = try #require(client.readResponse())
+      #expect(response.status == 200)
+      #expect(response.body == "ok")
+      #expect(response.headers["x-evil"] == "aInjected: 1body")
+      #expect(response.headers["x-nul"] == "ab")
+      #expect(response.headers["injected"] == nil)
+      #expect(response.headers["bad name"] == nil)
+    }
+  }
+
+  @Test func aStubThatStopsTheServerBeforeAMissIsReportedOnce() throws {
+    // `stop()` from a stub's closure lets go of the server's relay while this connection is
+    // still recording on it: the report must land once, not loop (it once overflowed the
+    // stack).
+    final class Holder: @unchecked Sendable {
+      // @unchecked Sendable: written before the request is sent, read on the connection thread.
+      var server: LoopbackServer?
+    }
+    let holder = Holder()
+    let mock = URLSessionMock()
+    mock.stub(
+      RequestMatcher("a matcher that stops the server") { _ in
+        holder.server?.stop()
+        return false
+      }, with: .status(200))
+    let server = try mock.startServer()
+    holder.server = server
+    defer { server.stop() }
+    let (_, reports) = try withCapturedReports {
+      _ = try rawExchange(port: server.port, "GET /stop HTTP/1.1\r\nHost: a\r\n\r\n")
+    }
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("/stop") == true)
   }
 
   @Test func pipelinedRequestsAreAnsweredInOrder() throws {

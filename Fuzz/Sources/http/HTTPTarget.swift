@@ -36,9 +36,16 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         "the method \(request.method) became \(urlRequest.httpMethod ?? "nil")")
     }
     _ = ResponseEncoder.encodeText(status: 404, text: "x", request: request, keepsAlive: true)
-    checkEncodedHead(echoing: request)
+    var echoed: [String: String] = [:]
+    for (name, value) in request.headers { echoed[name] = value }
+    checkEncodedHead(fields: echoed, for: request)
     _ = request.keepsAlive
     _ = request.expectsContinue
+  }
+  // The same bytes as a stub's header fields, unfiltered (the parser refuses CR, LF and NUL in
+  // a request, so the echo above never carries them): `name:value` records split at 0x1E.
+  if let plain = plainRequest {
+    checkEncodedHead(fields: stubFields(from: bytes), for: plain)
   }
   if case .failure(let error) = whole.last {
     check([400, 413, 431].contains(error.status), "\(error) maps to \(error.status)")
@@ -104,12 +111,29 @@ private func latin1OrUTF8(_ value: String) -> [UInt8] {
   return Array(value.utf8)
 }
 
-/// A stub that answers with the request's own headers (arbitrary names and values) gets a head
-/// that does not split: every line between the status line and the blank line is one
-/// `name: value` field, and the connection's head cache gives the same bytes the second time.
-private func checkEncodedHead(echoing request: HTTPRequest) {
+/// A plain `GET /` to answer the stub-field checks.
+private let plainRequest: HTTPRequest? = {
+  let parsed = steps(feeding: [Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8)])
+  guard case .request(let request)? = parsed.first else { return nil }
+  return request
+}()
+
+/// Header fields made of the input as it is: records split at 0x1E, each `name:value` at its
+/// first colon, at most 16.
+private func stubFields(from bytes: [UInt8]) -> [String: String] {
   var fields: [String: String] = [:]
-  for (name, value) in request.headers { fields[name] = value }
+  for record in bytes.split(separator: 0x1E).prefix(16) {
+    guard let colon = record.firstIndex(of: 58) else { continue }
+    fields[String(decoding: record[..<colon], as: UTF8.self)] = String(
+      decoding: record[(colon + 1)...], as: UTF8.self)
+  }
+  return fields
+}
+
+/// A stub answering with `fields` (arbitrary names and values) gets a head that does not split:
+/// every line between the status line and the blank line is one `name: value` field, and the
+/// connection's head cache gives the same bytes the second time.
+private func checkEncodedHead(fields: [String: String], for request: HTTPRequest) {
   guard let url = URL(string: "http://127.0.0.1:8080/"),
     let response = HTTPURLResponse(
       url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
@@ -125,6 +149,9 @@ private func checkEncodedHead(echoing request: HTTPRequest) {
     check(false, "no blank line ends the head")
     return
   }
+  check(
+    Array(first[end.upperBound...]) == (request.method == "HEAD" ? [] : Array(body)),
+    "the body after the head is not the stub's: the head ended early")
   let lines = String(decoding: first[..<end.lowerBound], as: UTF8.self)
     .components(separatedBy: "\r\n")
   check(lines.first?.hasPrefix("HTTP/1.1 200 ") == true, "status line \(lines.first ?? "")")

@@ -49,9 +49,10 @@ struct FailureReporter: Sendable {
   /// Hands `report` to an open capture scope, or else to the test framework.
   fileprivate func send(_ report: CapturedReport) {
     if let relay = TestContextRelay.diversion {
-      // Recorded in the test context the relay captured, where a `withKnownIssue` can see it;
-      // the relay's task does not see the diversion, so it records the report itself.
-      relay.runAndWait { send(report) }
+      // Recorded in the test context the relay captured, where a `withKnownIssue` can see it.
+      // The job clears the diversion: a closed relay runs it here, on this thread, where the
+      // diversion is still set.
+      relay.runAndWait { TestContextRelay.$diversion.withValue(nil) { send(report) } }
       return
     }
     if let current = ReportCapture.current, current.append(report) { return }
@@ -181,6 +182,9 @@ final class ReportCapture: Sendable {
     }
   }
 
+  /// What the scope has captured so far, without ending it.
+  var sofar: [CapturedReport] { reports.withLock { $0 ?? [] } }
+
   /// Ends the scope and returns what it captured.
   func close() -> [CapturedReport] {
     reports.withLock { reports in
@@ -211,6 +215,13 @@ package func withCapturedReports<R>(
     capture.closeAndForward()
     throw error
   }
+}
+
+/// A function that reads, from any thread, what the current task's innermost
+/// `withCapturedReports(_:)` scope has captured so far; `nil` outside such a scope.
+package func capturedReportsPeek() -> (@Sendable () -> [CapturedReport])? {
+  guard let capture = ReportCapture.current else { return nil }
+  return { capture.sofar }
 }
 
 /// Runs `body` and returns, with its result, every report it caused; the synchronous form of

@@ -23,9 +23,14 @@ package final class TestContextRelay: Sendable {
 
   /// A relay for the current task's test context, or `nil` when the current task is not part of
   /// a test (nor of a report capture scope).
-  package static func captureIfInTest() -> TestContextRelay? {
+  ///
+  /// - Parameter onThreadOfItsOwn: Whether the relay's task runs on a thread of its own rather
+  ///   than on Swift's cooperative pool, so that its jobs run even while every thread of the
+  ///   pool is blocked (a synchronous test waiting on a socket). The thread ends with the
+  ///   relay. Before macOS 15 / iOS 18 (no task executors) the pool is used either way.
+  package static func captureIfInTest(onThreadOfItsOwn: Bool = false) -> TestContextRelay? {
     guard isInTest else { return nil }
-    return TestContextRelay()
+    return TestContextRelay(onThreadOfItsOwn: onThreadOfItsOwn)
   }
 
   /// Whether the current task runs inside a test or a report capture scope.
@@ -37,13 +42,22 @@ package final class TestContextRelay: Sendable {
     return false
   }
 
-  private init() {
+  private init(onThreadOfItsOwn: Bool) {
     let (jobs, outlet) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
     self.outlet = outlet
     // An unstructured task (not a detached one): it inherits the current task's task-local
     // values, which is the point of the relay. It ends when the stream finishes.
-    Task {
-      for await job in jobs { job() }
+    if onThreadOfItsOwn, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    {
+      let thread = RelayThread()
+      Task(executorPreference: thread) {
+        for await job in jobs { job() }
+        thread.end()
+      }
+    } else {
+      Task {
+        for await job in jobs { job() }
+      }
     }
   }
 
@@ -55,8 +69,9 @@ package final class TestContextRelay: Sendable {
   }
 
   /// Runs `job` on the relay like ``run(_:)`` and waits until it has run, or until `timeout` of
-  /// real time has passed (the relay's task may not get a thread while the test blocks every
-  /// one of the pool's; the job then still runs, later). Returns whether it ran in time.
+  /// real time has passed (a relay on the cooperative pool may not get a thread while the test
+  /// blocks every one of the pool's; the job then still runs, later). Returns whether it ran
+  /// in time.
   ///
   /// Never call it from the relay's own task: the job would wait for itself.
   @discardableResult
@@ -93,6 +108,54 @@ package final class TestContextRelay: Sendable {
 package func withReports<R>(relayedThrough relay: TestContextRelay?, _ body: () -> R) -> R {
   guard let relay else { return body() }
   return TestContextRelay.$diversion.withValue(relay) { body() }
+}
+
+/// A task executor with one thread of its own, for a relay whose jobs must not wait for the
+/// cooperative pool. The relay's task runs on it and ends it as its last step; the thread then
+/// leaves its loop.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+private final class RelayThread: TaskExecutor, @unchecked Sendable {
+  // @unchecked Sendable: `jobs` and `ended` are only read and written with `condition` locked.
+  private let condition = NSCondition()
+  private var jobs: [UnownedJob] = []
+  private var ended = false
+
+  init() {
+    // The thread holds the executor until the relay's task ends it.
+    let thread = Thread { [self] in
+      while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+    thread.name = "HTTPSessionKit test-context relay"
+    thread.start()
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let queued = condition.withLock { () -> Bool in
+      guard !ended else { return false }
+      jobs.append(job)
+      condition.signal()
+      return true
+    }
+    // After the end (the task's last step has run) nothing of the task is left to come; should
+    // a job come anyway, it runs here rather than never.
+    if !queued { job.runSynchronously(on: asUnownedTaskExecutor()) }
+  }
+
+  /// Lets the thread leave its loop once the jobs queued so far have run.
+  func end() {
+    condition.withLock {
+      ended = true
+      condition.signal()
+    }
+  }
+
+  private func next() -> UnownedJob? {
+    condition.withLock {
+      while jobs.isEmpty && !ended { condition.wait() }
+      return jobs.isEmpty ? nil : jobs.removeFirst()
+    }
+  }
 }
 
 extension TestContextRelay {

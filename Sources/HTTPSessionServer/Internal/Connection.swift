@@ -74,6 +74,7 @@ final class Connection: @unchecked Sendable {
   private var parser: HTTPRequestParser
   private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
   private var headCache = ResponseEncoder.HeadCache()
+  private var headerNames = HeaderNames()
 
   init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
     (wakeRead, wakeWrite) = try Socket.makePipe()
@@ -199,7 +200,8 @@ final class Connection: @unchecked Sendable {
 
   /// Answers one request; returns whether the connection stays open for the next.
   private func exchange(_ request: HTTPRequest) -> Bool {
-    guard let urlRequest = Self.urlRequest(for: request, baseURL: baseURL) else {
+    guard let urlRequest = Self.urlRequest(for: request, baseURL: baseURL, names: &headerNames)
+    else {
       reject(status: 400, reason: "The request target is not a valid URL path.")
       return false
     }
@@ -381,26 +383,58 @@ final class Connection: @unchecked Sendable {
   /// The request the mock sees: `http://HOST:PORT/path?query` (the server's own base URL),
   /// with the method, every header as sent (the `Host` header kept) and the body.
   static func urlRequest(for request: HTTPRequest, baseURL: String) -> URLRequest? {
+    var names = HeaderNames()
+    return urlRequest(for: request, baseURL: baseURL, names: &names)
+  }
+
+  /// The request as the mock sees it; `names` keeps the spellings of header names the
+  /// connection has seen, since a client sends the same ones again and again.
+  static func urlRequest(for request: HTTPRequest, baseURL: String, names: inout HeaderNames)
+    -> URLRequest?
+  {
     guard let url = URL(string: baseURL + request.pathAndQuery) else { return nil }
     var urlRequest = URLRequest(url: url)
-    // Foundation's setters are slow (each normalizes and validates): a GET is the default, and
-    // the headers are set at once, repeated names joined with commas as `addValue` would.
+    // Foundation's setters are slow (each normalizes and validates): a GET is the default.
     if request.method != "GET" { urlRequest.httpMethod = request.method }
-    var fields: [String: String] = [:]
-    var names: [String: String] = [:]  // lowercased name -> the spelling first seen
-    for (name, value) in request.headers
-    where !HTTPRequest.sameName(name, "Transfer-Encoding") {
-      let key = name.lowercased()
-      if let first = names[key] {
-        fields[first] = (fields[first] ?? "") + "," + value
-      } else {
-        names[key] = name
-        fields[name] = value
+    #if canImport(FoundationNetworking)
+      // What corelibs' `addValue(_:forHTTPHeaderField:)` does per header, at once: names are
+      // stored `capitalized`, repeated names (in any case) joined with commas under the first,
+      // values with NUL, CR or LF dropped (the parser has refused those already).
+      var fields: [String: String] = [:]
+      for (name, value) in request.headers
+      where !HTTPRequest.sameName(name, "Transfer-Encoding")
+        && !value.utf8.contains(where: { $0 == 0 || $0 == 10 || $0 == 13 })
+      {
+        let key = names.stored(name)
+        fields[key] = fields[key].map { $0 + "," + value } ?? value
       }
-    }
-    if !fields.isEmpty { urlRequest.allHTTPHeaderFields = fields }
+      if !fields.isEmpty { urlRequest.allHTTPHeaderFields = fields }
+    #else
+      for (name, value) in request.headers
+      where !HTTPRequest.sameName(name, "Transfer-Encoding") {
+        urlRequest.addValue(value, forHTTPHeaderField: name)
+      }
+    #endif
+    _ = names
     if !request.body.isEmpty { urlRequest.httpBody = request.body }
     return urlRequest
   }
 
+}
+
+/// The header names a connection has seen, with the spelling a `URLRequest` stores them in
+/// (corelibs' `capitalized`, which costs close to a microsecond a name). At most 64 are kept,
+/// so that a client sending ever new names cannot grow it.
+struct HeaderNames {
+  private var spellings: [String: String] = [:]
+
+  init() {}
+
+  /// `name` as a `URLRequest` stores it.
+  mutating func stored(_ name: String) -> String {
+    if let known = spellings[name] { return known }
+    let spelled = name.capitalized
+    if spellings.count < 64 { spellings[name] = spelled }
+    return spelled
+  }
 }

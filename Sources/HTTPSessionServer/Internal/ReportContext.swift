@@ -13,6 +13,9 @@ import HTTPSessionMocks
 /// or ``LoopbackServer/port``): that is what a test does just before it points a client at the
 /// server, inside a `withKnownIssue` scope when it expects a report.
 ///
+/// Each relay runs on a thread of its own, so that a test blocking the cooperative pool does
+/// not hold reports up; a replaced relay (and its thread) ends once no connection uses it.
+///
 /// Outside a test (the `stub-server` command, an app, a benchmark) nothing is captured, and
 /// reports are made on the connection's thread.
 final class ReportContext: Sendable {
@@ -27,7 +30,7 @@ final class ReportContext: Sendable {
   /// Captures the current task's test context, if it runs in a test; otherwise keeps the one
   /// captured before.
   func refresh() {
-    guard let fresh = TestContextRelay.captureIfInTest() else { return }
+    guard let fresh = TestContextRelay.captureIfInTest(onThreadOfItsOwn: true) else { return }
     // The relay replaced is not closed here: a connection may be about to record on it. Its
     // task ends when the last reference to it goes.
     lock.withLock {
@@ -38,13 +41,13 @@ final class ReportContext: Sendable {
   /// The relay reports are recorded on, or `nil` to record them where they are made.
   var current: TestContextRelay? { lock.withLock { relay } }
 
-  /// Ends the relay's task once the work given so far has run; nothing is captured after.
+  /// Captures nothing more and lets go of the relay: its task (and thread) ends once no
+  /// connection still records on it. (Not closed here: `stop()` may run on a connection thread,
+  /// from a stub's closure, while that connection still records on the relay.)
   func close() {
-    let last = lock.withLock { () -> TestContextRelay? in
+    lock.withLock {
       closed = true
-      defer { relay = nil }
-      return relay
+      relay = nil
     }
-    last?.close()
   }
 }
