@@ -28,15 +28,7 @@ import Testing
     let spy = SpySession(wrapping: mock)
     mock.unmatchedRequestPolicy = .passThrough(to: spy)
     defer { mock.unmatchedRequestPolicy = .fail }  // the loop holds both doubles
-    let seen = Shared<(any Error)?>(nil)
-    expectReport {
-      spy.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
-        seen.withLock { $0 = error }
-      }.resume()
-    } matching: { report in
-      report.message.contains("was forwarded 16 times in a row: this SpySession leads back")
-    }
-    #expect((seen.current as? URLError)?.code == .resourceUnavailable)
+    #expect(sendThroughLoop(spy) == .resourceUnavailable)
     // Sixteen forwards, alternately: the spy's nine requests and the mock's eight.
     #expect(spy.requests.count == 9)
     #expect(mock.requests.count == 8)
@@ -47,6 +39,15 @@ import Testing
     let spy = SpySession(wrapping: passing)
     passing.target.withLock { $0 = spy }
     defer { passing.target.withLock { $0 = nil } }  // the loop holds both sessions
+    #expect(sendThroughLoop(spy) == .resourceUnavailable)
+    // The session's own code makes each next task, so the count travels in a task-local
+    // value: sixteen forwards, and the seventeenth request fails.
+    #expect(spy.requests.count == 17)
+  }
+
+  /// Sends one request into a loop of sessions that starts at `spy`, expecting the loop's
+  /// report; returns the error code the request ended with.
+  private func sendThroughLoop(_ spy: SpySession) -> URLError.Code? {
     let seen = Shared<(any Error)?>(nil)
     expectReport {
       spy.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
@@ -55,10 +56,7 @@ import Testing
     } matching: { report in
       report.message.contains("was forwarded 16 times in a row: this SpySession leads back")
     }
-    #expect((seen.current as? URLError)?.code == .resourceUnavailable)
-    // The session's own code makes each next task, so the count travels in a task-local
-    // value: sixteen forwards, and the seventeenth request fails.
-    #expect(spy.requests.count == 17)
+    return (seen.current as? URLError)?.code
   }
 
   @Test func removedStubsAreGoneFromRoutingAndReports() {

@@ -6,9 +6,8 @@ import HTTPSessionMocks
   import FoundationNetworking
 #endif
 
-/// An `HTTPSession` of the test's own that hands each completion-handler call to ``target``
-/// from its own code, as an app's wrapper session would: a session the doubles cannot see
-/// into. Its async methods are not used by the tests and throw `URLError(.unsupportedURL)`.
+/// An `HTTPSession` of the test's own that hands each call to ``target`` from its own code, as
+/// an app's wrapper session would: a session the doubles cannot see into.
 final class PassingSession: HTTPSession, Sendable {
   /// A task that resumes and cancels the target's task.
   final class PassingTask: HTTPDataTask, Sendable {
@@ -61,18 +60,18 @@ final class PassingSession: HTTPSession, Sendable {
   }
 
   func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-    throw URLError(.unsupportedURL)
+    try await session.data(for: request)
   }
 
   func data(from url: URL) async throws -> (Data, URLResponse) {
-    throw URLError(.unsupportedURL)
+    try await session.data(from: url)
   }
 
   func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, URLResponse) {
-    throw URLError(.unsupportedURL)
+    try await session.upload(for: request, from: bodyData)
   }
 
   func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-    throw URLError(.unsupportedURL)
+    try await session.download(for: request)
   }
 }
