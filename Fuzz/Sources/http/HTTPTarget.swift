@@ -152,12 +152,22 @@ private func checkEncodedHead(fields: [String: String], for request: HTTPRequest
   check(
     Array(first[end.upperBound...]) == (request.method == "HEAD" ? [] : Array(body)),
     "the body after the head is not the stub's: the head ended early")
-  let lines = String(decoding: first[..<end.lowerBound], as: UTF8.self)
-    .components(separatedBy: "\r\n")
-  check(lines.first?.hasPrefix("HTTP/1.1 200 ") == true, "status line \(lines.first ?? "")")
-  for line in lines.dropFirst() {
+  // Bytes, not Characters: a combining mark after ": " would hide the space in a Character.
+  let lines = first[..<end.lowerBound].split(
+    separator: 10, omittingEmptySubsequences: false
+  ).map { Array($0) }
+  let statusLine = String(decoding: lines.first ?? [], as: UTF8.self)
+  check(statusLine.hasPrefix("HTTP/1.1 200 "), "status line \(statusLine.debugDescription)")
+  for (number, line) in lines.enumerated() {
+    // Every line but the last ends with the CR of its CRLF; no other CR, LF or NUL.
+    let text = number == lines.count - 1 ? line[...] : line.dropLast()
     check(
-      line.contains(": ") && !line.contains("\r") && !line.contains("\n"),
-      "the head split at \(line.debugDescription)")
+      (number == lines.count - 1 || line.last == 13) && !text.contains(13) && !text.contains(0),
+      "the head split at \(String(decoding: line, as: UTF8.self).debugDescription)")
+    if number > 0 {
+      check(
+        text.firstRange(of: [58, 32]) != nil,
+        "not a field: \(String(decoding: line, as: UTF8.self).debugDescription)")
+    }
   }
 }
