@@ -98,6 +98,66 @@ public final class VirtualClock: Clock, Sendable {
     var work: Work
   }
 
+  /// The pending entries, in order: by deadline, then by insertion (equal deadlines keep their
+  /// order).
+  ///
+  /// Taking the first entry is O(1): a taken slot is cleared (so that what it holds is released
+  /// at once) and skipped, and the cleared slots are compacted away once they are half of the
+  /// storage. So one `advance` through n entries moves O(n) of them, not the O(n²) that
+  /// removing the first element of an array each time does.
+  private struct EntryQueue {
+    private var storage: [Entry?] = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { head == storage.count }
+    var first: Entry? { isEmpty ? nil : storage[head] }
+    /// The pending entries, first to last.
+    var entries: [Entry] { storage[head...].compactMap { $0 } }
+
+    /// Inserts after every entry due at or before `entry`'s deadline.
+    mutating func insert(_ entry: Entry) {
+      var low = head
+      var high = storage.count
+      while low < high {
+        let mid = (low + high) / 2
+        if let other = storage[mid], other.deadline <= entry.deadline {
+          low = mid + 1
+        } else {
+          high = mid
+        }
+      }
+      storage.insert(entry, at: low)
+    }
+
+    /// Removes the first entry (the queue must not be empty).
+    mutating func takeFirst() {
+      storage[head] = nil
+      head += 1
+      if head == storage.count {
+        storage.removeAll(keepingCapacity: true)
+        head = 0
+      } else if head >= 32, head * 2 >= storage.count {
+        storage.removeFirst(head)
+        head = 0
+      }
+    }
+
+    mutating func remove(id: UInt64) -> Entry? {
+      guard let index = storage[head...].firstIndex(where: { $0?.id == id }) else { return nil }
+      return storage.remove(at: index)
+    }
+
+    /// Empties the queue and returns what it held, first to last.
+    mutating func removeAll() -> [Entry] {
+      defer {
+        storage = []
+        head = 0
+      }
+      return entries
+    }
+  }
+
   /// How a sleep began: cancelled before it could wait, already over, or waiting.
   private enum SleepStart {
     case cancelled
@@ -147,7 +207,7 @@ public final class VirtualClock: Clock, Sendable {
     var nextID: UInt64 = 0
     /// Sorted by deadline, then by insertion (equal deadlines keep their order): the first entry
     /// runs first.
-    var queue: [Entry] = []
+    var queue = EntryQueue()
     /// Sleeps between their start and their entry in the queue, by id: `true` once their task
     /// was cancelled in that gap (then they end at once instead of waiting).
     var startingSleeps: [UInt64: Bool] = [:]
@@ -155,7 +215,7 @@ public final class VirtualClock: Clock, Sendable {
     var watchdog = Watchdog()
 
     var sleeperCount: Int {
-      queue.reduce(0) { count, entry in
+      queue.entries.reduce(0) { count, entry in
         if case .sleeper = entry.work { return count + 1 }
         return count
       }
@@ -167,19 +227,11 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     mutating func insert(_ entry: Entry) {
-      // Binary search for the first entry later than this one; equal deadlines keep their order.
-      var low = 0
-      var high = queue.count
-      while low < high {
-        let mid = (low + high) / 2
-        if queue[mid].deadline <= entry.deadline { low = mid + 1 } else { high = mid }
-      }
-      queue.insert(entry, at: low)
+      queue.insert(entry)
     }
 
     mutating func remove(id: UInt64) -> Entry? {
-      guard let index = queue.firstIndex(where: { $0.id == id }) else { return nil }
-      return queue.remove(at: index)
+      queue.remove(id: id)
     }
 
     /// Sleeper waiters whose count is now met, removed from the table.
@@ -429,7 +481,7 @@ public final class VirtualClock: Clock, Sendable {
         if let deadline, state.now < deadline { state.now = deadline }
         return nil
       }
-      state.queue.removeFirst()
+      state.queue.takeFirst()
       if state.now < first.deadline { state.now = first.deadline }
       return first
     }
@@ -540,8 +592,7 @@ public final class VirtualClock: Clock, Sendable {
       let due = state.watchdog.lastProgress + stallTimeout
       guard now >= due else { return .checkAgain(at: due, confirming: false) }
       guard confirming, late <= grace else { return .checkAgain(at: now + grace, confirming: true) }
-      let entries = state.queue
-      state.queue.removeAll()
+      let entries = state.queue.removeAll()
       state.watchdog.firings += 1
       state.watchdog.armed = false
       state.watchdog.timer = nil
