@@ -119,15 +119,7 @@ final class RawClient {
     while true {
       if let end = pending.firstRange(of: [13, 10, 13, 10]) {
         let headText = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
-        var lines = headText.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines {
-          guard let colon = line.firstIndex(of: ":") else { continue }
-          headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-            .trimmingCharacters(in: .whitespaces)
-        }
+        guard let (status, headers) = Self.parseHead(headText) else { return nil }
         let length = head ? 0 : Int(headers["content-length"] ?? "0") ?? 0
         while pending.count < end.upperBound + length {
           guard let chunk = readChunk() else { return nil }
@@ -149,8 +141,13 @@ extension RawClient {
   /// connection closed first. The body stays buffered.
   func readHead() -> (status: Int, headers: [String: String])? {
     guard let end = readUntil([13, 10, 13, 10]) else { return nil }
-    let headText = String(decoding: take(end)[..<(end - 4)], as: UTF8.self)
-    var lines = headText.components(separatedBy: "\r\n")
+    return Self.parseHead(String(decoding: take(end)[..<(end - 4)], as: UTF8.self))
+  }
+
+  /// A response head without its blank line: the status, and the headers with lowercased
+  /// names; nil if the status line is not one.
+  fileprivate static func parseHead(_ text: String) -> (status: Int, headers: [String: String])? {
+    var lines = text.components(separatedBy: "\r\n")
     let statusLine = lines.removeFirst().split(separator: " ")
     guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
     var headers: [String: String] = [:]
