@@ -47,6 +47,25 @@ import Testing
     #expect(survivors(refs) == [])
   }
 
+  @Test func aCannedMockWithADelayOnAVirtualClockIsFreedAfterTheAdvance() async throws {
+    // The benchmark's virtual-time shape: `URLSessionMock(data:response:error:delay:clock:)`,
+    // whose one answer is built once and shared by every request.
+    var refs: [WeakRef] = []
+    do {
+      let clock = VirtualClock()
+      let mock = URLSessionMock(
+        data: Data("x".utf8), response: nil, error: nil, delay: .seconds(30), clock: clock)
+      let tasks = (0..<10).map { _ in mock.dataTask(with: url("/canned")) { _, _, _ in } }
+      for task in tasks { task.resume() }
+      await clock.advance(by: .seconds(30))
+      #expect(tasks.allSatisfy { $0.state == .completed })
+      refs =
+        [WeakRef(clock, "clock"), WeakRef(mock, "mock")]
+        + tasks.enumerated().map { WeakRef($0.element, "task \($0.offset)") }
+    }
+    #expect(survivors(refs) == [])
+  }
+
   @Test func aStubHandleDoesNotKeepItsMockAlive() {
     var mockRef: WeakRef?
     let stub: Stub
