@@ -75,20 +75,22 @@ public final class VirtualClock: Clock, Sendable {
 
   /// Work due at a deadline: a mock delivery, or a sleeping Swift task to resume.
   enum Work {
-    case action(ScheduledAction)
-    case sleeper(CheckedContinuation<Void, any Error>)
+    /// A mock delivery: called with `false` when it falls due, or with `true` in its place
+    /// when the stall watchdog ends it. One closure rather than two keeps a delayed answer to
+    /// one allocated context.
+    case action(@Sendable (_ stalled: Bool) -> Void)
+    case sleeper(Sleeper)
   }
 
-  /// A mock delivery's work. A class, so that an entry stays two words smaller than its two
-  /// closures: the queue moves entries on every insert and removal.
-  final class ScheduledAction: Sendable {
-    let run: @Sendable () -> Void
-    /// Runs instead of `run` when the stall watchdog ends the work.
-    let onStall: (@Sendable () -> Void)?
+  /// A sleep's continuation, boxed. `CheckedContinuation` is a resilient type, so an entry that
+  /// held one directly would have no layout known when this file is compiled, and every copy
+  /// of an entry in the queue would go through the runtime's generic value witnesses: a quarter
+  /// of a delayed answer's instructions. A box gives `Entry` a fixed layout.
+  final class Sleeper: Sendable {
+    let continuation: CheckedContinuation<Void, any Error>
 
-    init(run: @escaping @Sendable () -> Void, onStall: (@Sendable () -> Void)?) {
-      self.run = run
-      self.onStall = onStall
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+      self.continuation = continuation
     }
   }
 
@@ -111,12 +113,18 @@ public final class VirtualClock: Clock, Sendable {
 
     var count: Int { storage.count - head }
     var isEmpty: Bool { head == storage.count }
-    var first: Entry? { isEmpty ? nil : storage[head] }
+    /// The first entry's deadline, read without copying the entry.
+    var firstDeadline: Instant? { isEmpty ? nil : storage[head]?.deadline }
     /// The pending entries, first to last.
     var entries: [Entry] { storage[head...].compactMap { $0 } }
 
     /// Inserts after every entry due at or before `entry`'s deadline.
     mutating func insert(_ entry: Entry) {
+      // The common case: work scheduled with the same delay, or a growing one, goes last.
+      if count > 0, let last = storage[storage.count - 1]?.deadline, last <= entry.deadline {
+        storage.append(entry)
+        return
+      }
       var low = head
       var high = storage.count
       while low < high {
@@ -130,10 +138,17 @@ public final class VirtualClock: Clock, Sendable {
       storage.insert(entry, at: low)
     }
 
-    /// Removes the first entry (the queue must not be empty).
-    mutating func takeFirst() {
-      storage[head] = nil
+    /// Removes and returns the first entry; `nil` when the queue is empty.
+    mutating func takeFirst() -> Entry? {
+      guard !isEmpty else { return nil }
+      let entry = storage[head].take()
       head += 1
+      defer { compactIfSparse() }
+      return entry
+    }
+
+    /// Drops the taken slots once they are half of the storage, or all of it.
+    private mutating func compactIfSparse() {
       if head == storage.count {
         storage.removeAll(keepingCapacity: true)
         head = 0
@@ -309,7 +324,7 @@ public final class VirtualClock: Clock, Sendable {
 
   /// The deadline of the earliest pending sleep or delivery, or `nil` when nothing is waiting.
   public var nextDeadline: Instant? {
-    state.withLock { $0.queue.first?.deadline }
+    state.withLock { $0.queue.firstDeadline }
   }
 
   /// Suspends until the clock reaches `deadline`.
@@ -343,7 +358,7 @@ public final class VirtualClock: Clock, Sendable {
           // Time may have reached the deadline since it was checked: then the sleep is over.
           if state.now >= deadline { return .elapsed }
           let arming = enqueue(
-            Entry(deadline: deadline, id: id, work: .sleeper(continuation)), in: &state)
+            Entry(deadline: deadline, id: id, work: .sleeper(Sleeper(continuation))), in: &state)
           return .enqueued(wakingWaiters: state.satisfiedSleeperWaiters(), arming: arming)
         }
         switch outcome {
@@ -362,8 +377,8 @@ public final class VirtualClock: Clock, Sendable {
         if state.startingSleeps[id] != nil { state.startingSleeps[id] = true }
         return nil
       }
-      if case .sleeper(let continuation) = entry?.work {
-        continuation.resume(throwing: CancellationError())
+      if case .sleeper(let sleeper) = entry?.work {
+        sleeper.continuation.resume(throwing: CancellationError())
       }
     }
   }
@@ -446,20 +461,19 @@ public final class VirtualClock: Clock, Sendable {
       })
   }
 
-  /// Schedules `action` to run `delay` after the current time (read in the same critical region);
-  /// returns an id to cancel it with.
+  /// Schedules `action(false)` to run `delay` after the current time (read in the same critical
+  /// region); returns an id to cancel it with.
   ///
   /// If the stall watchdog ends the work instead (nothing advanced the clock for
-  /// ``stallTimeout``), `action` never runs and `onStall` runs in its place, outside the lock.
+  /// ``stallTimeout``), `action(true)` runs in its place, outside the lock.
   func schedule(
-    after delay: Duration, onStall: (@Sendable () -> Void)? = nil,
-    _ action: @escaping @Sendable () -> Void
+    after delay: Duration, _ action: @escaping @Sendable (_ stalled: Bool) -> Void
   ) -> UInt64 {
     let (id, arming) = state.withLock { state -> (UInt64, Arming?) in
       let id = state.makeID()
       let entry = Entry(
         deadline: state.now.advanced(by: delay), id: id,
-        work: .action(ScheduledAction(run: action, onStall: onStall)))
+        work: .action(action))
       return (id, enqueue(entry, in: &state))
     }
     if let arming { startWatchdog(arming) }
@@ -477,20 +491,19 @@ public final class VirtualClock: Clock, Sendable {
   /// region, so that work scheduled meanwhile is never left behind in the past.
   private func takeNext(dueBy deadline: Instant?) -> Entry? {
     state.withLock { state in
-      guard let first = state.queue.first, deadline.map({ first.deadline <= $0 }) ?? true else {
+      guard let due = state.queue.firstDeadline, deadline.map({ due <= $0 }) ?? true else {
         if let deadline, state.now < deadline { state.now = deadline }
         return nil
       }
-      state.queue.takeFirst()
-      if state.now < first.deadline { state.now = first.deadline }
-      return first
+      if state.now < due { state.now = due }
+      return state.queue.takeFirst()
     }
   }
 
   private func perform(_ work: Work) {
     switch work {
-    case .action(let action): action.run()
-    case .sleeper(let continuation): continuation.resume()
+    case .action(let action): action(false)
+    case .sleeper(let sleeper): sleeper.continuation.resume()
     }
   }
 
@@ -617,13 +630,13 @@ public final class VirtualClock: Clock, Sendable {
       reporter.fail(message, at: site)
     }
     for entry in entries {
-      if case .sleeper(let continuation) = entry.work {
-        continuation.resume(throwing: StallWatchdog.Stalled(report: report))
+      if case .sleeper(let sleeper) = entry.work {
+        sleeper.continuation.resume(throwing: StallWatchdog.Stalled(report: report))
         report = nil
       }
     }
     for entry in entries {
-      if case .action(let action) = entry.work { action.onStall?() }
+      if case .action(let action) = entry.work { action(true) }
     }
   }
 }

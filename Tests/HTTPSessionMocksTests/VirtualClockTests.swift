@@ -120,6 +120,28 @@ import Testing
     #expect(log.labels == ["scheduled at 0 for 6", "scheduled at 2 for 6"])
   }
 
+  @Test func workScheduledDuringAnAdvanceRunsInOrderWithWhatIsPending() async {
+    // 40 deliveries, one a second: the queue drops taken entries in bulk after 32 of them, so
+    // the handlers at 10 s and 35 s schedule work among pending entries before and after that.
+    let clock = VirtualClock()
+    let log = TimeLog()
+    for second in 1...40 {
+      let mock = URLSessionMock(
+        data: Data(), response: nil, error: nil, delay: .seconds(second), clock: clock)
+      mock.dataTask(with: url) { _, _, _ in
+        log.append("\(second)", at: clock.now)
+        guard second == 10 || second == 35 else { return }
+        send("\(second) + 2.5", after: .milliseconds(2_500), on: clock, to: log)
+      }.resume()
+    }
+    await clock.advance(by: .seconds(40))
+    let expected = (1...40).flatMap { second in
+      second == 12 || second == 37 ? ["\(second)", "\(second - 2) + 2.5"] : ["\(second)"]
+    }
+    #expect(log.labels == expected)
+    #expect(clock.pendingCount == 0)
+  }
+
   @Test func nowEqualsEachDeadlineWhileItsWorkRuns() async {
     let clock = VirtualClock()
     let log = TimeLog()

@@ -369,14 +369,14 @@ final class SessionCore: Sendable {
     let (answer, delay) =
       timesOut ? (Answer(error: URLError(timedOutFor: request)), timeout) : (answer, delay)
     if scheduler.runsInRealTimeByDefault { warnAboutRealTime(delay, site: stub?.site ?? ownerSite) }
-    let undo = scheduler.schedule(
-      after: delay,
-      onStall: { [self] in
-        let stalled = "URLSessionMock: nothing advanced the VirtualClock to this answer"
-        let error = URLError(.timedOut, for: request, description: stalled)
-        complete(task, with: Answer(error: error), stub: stub, yieldingToCancel: true)
-      },
-      { [self] in complete(task, with: answer, stub: stub, yieldingToCancel: true) })
+    let undo = scheduler.schedule(after: delay) { [self] stalled in
+      var answer = answer
+      if stalled {
+        let message = "URLSessionMock: nothing advanced the VirtualClock to this answer"
+        answer = Answer(error: URLError(.timedOut, for: request, description: message))
+      }
+      complete(task, with: answer, stub: stub, yieldingToCancel: true)
+    }
     guard let undo else {
       reporter.fail(
         "\(request.summary) is answered after \(delay) on a VirtualClock that no longer exists, "
@@ -386,8 +386,7 @@ final class SessionCore: Sendable {
       complete(task, with: Answer(error: error), stub: stub, settlingResume: true)
       return
     }
-    setCancelPending(task, undo)
-    settleResume()
+    setCancelPending(task, undo, settlingResume: true)
   }
 
   // MARK: - Streamed answers (a dribbled body)
@@ -467,9 +466,10 @@ final class SessionCore: Sendable {
         complete(task, with: error, stub: streaming.stub, yieldingToCancel: true)
         return
       }
-      let undo = scheduler.schedule(
-        after: wait, onStall: { [self] in stalled(streaming) },
-        { [self] in complete(task, with: error, stub: streaming.stub, yieldingToCancel: true) })
+      let undo = scheduler.schedule(after: wait) { [self] stalled in
+        guard !stalled else { return self.stalled(streaming) }
+        complete(task, with: error, stub: streaming.stub, yieldingToCancel: true)
+      }
       guard let undo else { return clockReleased(streaming, after: wait) }
       setCancelPending(task, undo)
       return
@@ -481,9 +481,10 @@ final class SessionCore: Sendable {
   /// Schedules part `index` of a stream after `wait`; when the clock is gone, the exchange
   /// fails at once.
   private func schedule(_ streaming: Streaming, part index: Int, after wait: Duration) {
-    let undo = scheduler.schedule(
-      after: wait, onStall: { [self] in stalled(streaming) },
-      { [self] in streamParts(streaming, from: index) })
+    let undo = scheduler.schedule(after: wait) { [self] stalled in
+      guard !stalled else { return self.stalled(streaming) }
+      streamParts(streaming, from: index)
+    }
     guard let undo else { return clockReleased(streaming, after: wait) }
     setCancelPending(streaming.task, undo)
   }
@@ -577,7 +578,7 @@ final class SessionCore: Sendable {
   ) {
     let (runNow, waiters) = state.withLock { state in
       relay.endResumeLocked()
-      let stored = task.setCancelPendingLocked(cancel)
+      let stored = task.setCancelPendingLocked(.action(cancel))
       return (!stored && task.isCancelingLocked, state.settle())
     }
     if runNow { cancel() }
@@ -634,22 +635,29 @@ final class SessionCore: Sendable {
   /// forwarded task's cancel goes to the session that answers it.
   func cancel(_ task: MockTask) {
     let pending = state.withLock {
-      state -> (wasRunning: Bool, forwarded: Bool, undo: (@Sendable () -> Void)?)? in
+      state -> (wasRunning: Bool, forwarded: Bool, undo: PendingCancel?)? in
       guard let pending = task.beginCancelLocked() else { return nil }
       state.records.recordCancelled(task.currentRequestLocked, taskIdentifier: task.taskIdentifier)
       return pending
     }
     guard let pending else { return }
-    pending.undo?()
+    pending.undo?.run()
     if pending.forwarded { return }
     if case .hold(let held) = answering { held.object?.release(task) }
     complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
   }
 
   /// Stores what undoes the pending delivery; runs it at once if the task was cancelled first.
-  private func setCancelPending(_ task: MockTask, _ undo: @escaping @Sendable () -> Void) {
-    let runNow = state.withLock { _ in !task.setCancelPendingLocked(undo) }
-    if runNow { undo() }
+  /// With `settlingResume`, the resume that scheduled the delivery is settled in the same
+  /// critical region, and its waiters are woken last.
+  private func setCancelPending(
+    _ task: MockTask, _ undo: PendingCancel, settlingResume: Bool = false
+  ) {
+    let (runNow, waiters) = state.withLock { state in
+      (!task.setCancelPendingLocked(undo), settlingResume ? state.settle() : [])
+    }
+    if runNow { undo.run() }
+    for waiter in waiters { waiter.resume() }
   }
 
   /// Wakes `waitForRequests` once the answer is scheduled (or forwarded, or held), so that a

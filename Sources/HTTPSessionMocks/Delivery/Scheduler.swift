@@ -23,24 +23,22 @@ struct Scheduler: Sendable {
     }
   }
 
-  /// Runs `work` after `delay`; returns what undoes it, or `nil` when the clock is a virtual
-  /// clock that no longer exists (then `work` never runs). On a virtual clock whose stall
-  /// watchdog ends the work (nothing advanced it), `onStall` runs instead of `work`.
+  /// Runs `work(false)` after `delay`; returns what undoes it, or `nil` when the clock is a
+  /// virtual clock that no longer exists (then `work` never runs). On a virtual clock whose
+  /// stall watchdog ends the work (nothing advanced it), `work(true)` runs instead.
   func schedule(
-    after delay: Duration, onStall: (@Sendable () -> Void)? = nil,
-    _ work: @escaping @Sendable () -> Void
-  ) -> (@Sendable () -> Void)? {
+    after delay: Duration, _ work: @escaping @Sendable (_ stalled: Bool) -> Void
+  ) -> PendingCancel? {
     switch kind {
     case .virtual(let box):
       guard let clock = box.object else { return nil }
-      let id = clock.schedule(after: delay, onStall: onStall, work)
-      return { [weak clock] in clock?.cancelScheduled(id) }
+      return .clockEntry(box, id: clock.schedule(after: delay, work))
     case .other(let clock):
-      let timer = Task {
-        do { try await clock.sleep(for: delay) } catch { return }
-        work()
-      }
-      return { timer.cancel() }
+      return .timer(
+        Task {
+          do { try await clock.sleep(for: delay) } catch { return }
+          work(false)
+        })
     }
   }
 }

@@ -49,7 +49,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Whether another session answers the task, so that it decides what a cancel delivers.
   @exclusivity(unchecked) private var lockedIsForwarded = false
   /// Undoes a scheduled delivery (a clock entry, a timer task, a forwarded task).
-  @exclusivity(unchecked) private var lockedCancelPending: (@Sendable () -> Void)?
+  @exclusivity(unchecked) private var lockedCancelPending: PendingCancel?
   /// Whether the sink is lent out for one part of a streamed answer (a dribbled body) and
   /// runs outside the lock; meanwhile nobody else may take it.
   @exclusivity(unchecked) private var lockedSinkIsLent = false
@@ -158,7 +158,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   /// suspended or running → canceling; returns whether it was running, whether it is
   /// forwarded, and what undoes its pending delivery; `nil` if it has finished already.
-  func beginCancelLocked() -> (wasRunning: Bool, forwarded: Bool, undo: (@Sendable () -> Void)?)? {
+  func beginCancelLocked() -> (wasRunning: Bool, forwarded: Bool, undo: PendingCancel?)? {
     guard lockedState == .suspended || lockedState == .running else { return nil }
     let wasRunning = lockedState == .running
     lockedState = .canceling
@@ -171,7 +171,7 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   /// Stores what undoes the pending delivery; `false` (storing nothing) if the task no longer
   /// runs, so that the caller runs it at once.
-  func setCancelPendingLocked(_ undo: @escaping @Sendable () -> Void) -> Bool {
+  func setCancelPendingLocked(_ undo: PendingCancel) -> Bool {
     guard lockedState == .running else { return false }
     lockedCancelPending = undo
     return true
