@@ -415,7 +415,6 @@ final class Connection: @unchecked Sendable {
         urlRequest.addValue(value, forHTTPHeaderField: name)
       }
     #endif
-    _ = names
     if !request.body.isEmpty { urlRequest.httpBody = request.body }
     return urlRequest
   }
