@@ -8,6 +8,8 @@ struct Options: Sendable {
   var check = false
   /// Overrides the number of measured repetitions.
   var repetitions: Int?
+  /// Measures only these scenarios (in the table's order), if given.
+  var only: [String]?
   /// Hidden: run only this scenario, once, for a profiler.
   var profile: String?
   /// Hidden: how many requests `--profile` sends.
@@ -16,13 +18,16 @@ struct Options: Sendable {
   var server = false
 
   static let usage = """
-    usage: benchmarks [--quick] [--json FILE] [--check] [--repetitions N]
+    usage: benchmarks [--quick] [--json FILE] [--check] [--repetitions N] [--only NAMES]
            benchmarks --server
 
       --quick          a short run for CI (a few seconds)
       --json FILE      also write the figures to FILE as a JSON array
       --check          exit with status 1 if a goal is missed (the default always exits 0)
       --repetitions N  measure every scenario N times (default 15, or 11 with --quick)
+      --only NAMES     measure only these scenarios, comma-separated (to compare with an
+                       older build that has fewer: the scenarios that run beside one change
+                       its figure)
       --server         the loopback server under wrk (5 s per scenario, 1, 8 and 64
                        connections), beside nginx and python3 -m http.server (needs wrk,
                        nginx-light: apt-get install wrk nginx-light; --quick: 2 s each)
@@ -55,6 +60,8 @@ struct Options: Sendable {
       case "--check": options.check = true
       case "--json": options.jsonPath = try value(for: argument)
       case "--repetitions": options.repetitions = try count(for: argument)
+      case "--only":
+        options.only = try value(for: argument).split(separator: ",").map(String.init)
       case "--profile": options.profile = try value(for: argument)
       case "--iterations": options.iterations = try count(for: argument)
       case "-h", "--help": throw UsageError(description: "")

@@ -4,7 +4,7 @@ import Foundation
 /// which measures every scenario once, starting one scenario later each round so that no
 /// scenario always runs in the same position.
 func runBenchmarks(_ options: Options) async throws -> Report {
-  let scenarios = Scenario.all(quick: options.quick)
+  let scenarios = try Scenario.selected(options.only, quick: options.quick)
   let repetitions = options.repetitions ?? (options.quick ? 11 : 15)
   var results = scenarios.map {
     ScenarioResult(name: $0.name, metric: $0.metric, requests: $0.requests)
@@ -21,6 +21,19 @@ func runBenchmarks(_ options: Options) async throws -> Report {
     }
   }
   return Report(results: results, repetitions: repetitions, quick: options.quick)
+}
+
+extension Scenario {
+  /// Every scenario, or only those named (in the table's order); an unknown name throws.
+  static func selected(_ names: [String]?, quick: Bool) throws -> [Scenario] {
+    let all = all(quick: quick)
+    guard let names else { return all }
+    if let unknown = names.first(where: { name in !all.contains { $0.name == name } }) {
+      let known = all.map(\.name).joined(separator: ", ")
+      throw BenchmarkError(description: "no scenario \"\(unknown)\"; the scenarios are \(known)")
+    }
+    return all.filter { names.contains($0.name) }
+  }
 }
 
 /// Runs one scenario once, for a profiler: `--profile mock --iterations 20000`.
