@@ -104,6 +104,66 @@ import Testing
 
     #expect(mock.exchanges.map(\.door) == ["URLProtocol", "injected"])
   }
+
+  /// A cancel that comes while the delayed answer is being put on the clock (after its entry
+  /// is queued, before the core stores what undoes it) finds nothing to undo; the core then
+  /// undoes the entry itself as it stores it, so nothing is left waiting on the clock.
+  @Test func aCancelWhileTheDelayedAnswerIsBeingScheduledLeavesNothingOnTheClock() async throws {
+    // The clock reads its watchdog's time while it queues the entry: the cancel happens there.
+    let duringScheduling = OneShot()
+    let clock = VirtualClock(
+      stallTimeout: .seconds(5), realTime: ClockThatActsWhenRead(action: duringScheduling))
+    let mock = URLSessionMock(
+      data: Data(), response: nil, error: nil, delay: .seconds(3), clock: clock)
+    let deliveries = Deliveries()
+    let task = mock.dataTask(with: url, completionHandler: deliveries.handler)
+    duringScheduling.set { task.cancel() }
+
+    task.resume()
+    try await mock.waitForRequests(count: 1)
+
+    #expect(deliveries.all.map(\.urlError?.code) == [.cancelled])
+    #expect(clock.pendingCount == 0)
+    await clock.run()
+    #expect(clock.now == VirtualClock.Instant(offset: .zero))
+    #expect(deliveries.all.map(\.urlError?.code) == [.cancelled])
+  }
+}
+
+/// An action that runs once, the first time it is fired after being set.
+private final class OneShot: @unchecked Sendable {
+  // @unchecked Sendable: `action` is only touched while `lock` is held.
+  private let lock = NSLock()
+  private var action: (@Sendable () -> Void)?
+
+  func set(_ action: @escaping @Sendable () -> Void) { lock.withLock { self.action = action } }
+
+  func fire() {
+    let action = lock.withLock { () -> (@Sendable () -> Void)? in
+      defer { self.action = nil }
+      return self.action
+    }
+    action?()
+  }
+}
+
+/// A stand-in for the watchdog's real time that fires `action` when it is read and never
+/// sleeps.
+private struct ClockThatActsWhenRead: Clock {
+  typealias Instant = ContinuousClock.Instant
+  let action: OneShot
+  let start = ContinuousClock.now
+
+  var now: Instant {
+    action.fire()
+    return start
+  }
+
+  var minimumResolution: Duration { .zero }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    throw CancellationError()
+  }
 }
 
 /// A sink that writes down each call it receives, in order.

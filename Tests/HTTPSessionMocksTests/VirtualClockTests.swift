@@ -142,6 +142,53 @@ import Testing
     #expect(clock.pendingCount == 0)
   }
 
+  /// Random deliveries (four distinct delays, so many equal deadlines), cancels and advances,
+  /// against a model of the queue: due work runs by deadline, then in the order it was
+  /// scheduled, and a cancelled delivery never runs.
+  @Test(arguments: 0..<20) func deliveriesCancelsAndAdvancesFollowAModelOfTheQueue(seed: Int)
+    async throws
+  {
+    var random = SplitMix64(seed: UInt64(seed))
+    let clock = VirtualClock(stallTimeout: nil)
+    let log = TimeLog()
+    var pending: [(deadline: Int, order: Int, label: String)] = []
+    var tasks: [String: any HTTPDataTask] = [:]
+    var expected: [String] = []
+    var now = 0
+    for order in 0..<200 {
+      switch random.int(in: 0...9) {
+      case 0..<6:
+        let delay = random.int(in: 1...4)
+        let label = "#\(order)"
+        let mock = URLSessionMock(
+          data: Data(), response: nil, error: nil, delay: .seconds(delay), clock: clock)
+        let task = mock.dataTask(with: url) { _, _, error in
+          let cancelled = (error as? URLError)?.code == .cancelled
+          log.append(cancelled ? label + " cancelled" : label, at: clock.now)
+        }
+        task.resume()
+        tasks[label] = task
+        pending.append((now + delay, order, label))
+      case 6..<8:
+        guard !pending.isEmpty else { continue }
+        let victim = pending.remove(at: random.int(in: 0...(pending.count - 1)))
+        try #require(tasks[victim.label]).cancel()
+        expected.append(victim.label + " cancelled")
+      default:
+        let step = random.int(in: 0...2)
+        now += step
+        await clock.advance(by: .seconds(step))
+        let due = pending.filter { $0.deadline <= now }
+        expected += due.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.label)
+        pending.removeAll { $0.deadline <= now }
+      }
+      #expect(clock.pendingCount == pending.count)
+    }
+    await clock.run()
+    expected += pending.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.label)
+    #expect(log.labels == expected)
+  }
+
   @Test func nowEqualsEachDeadlineWhileItsWorkRuns() async {
     let clock = VirtualClock()
     let log = TimeLog()

@@ -3,7 +3,7 @@
 ///
 /// An enum rather than a closure, so that scheduling a delayed answer allocates no context
 /// for its undo: the clock entry's case holds the scheduler's weak box, which every delivery
-/// on that clock shares.
+/// of that double shares.
 enum PendingCancel: Sendable {
   /// The entry `id` in the clock's queue; nothing to do once the clock is gone.
   case clockEntry(WeakReference<VirtualClock>, id: UInt64)
