@@ -1,4 +1,5 @@
 import Foundation
+import HTTPSessionKit
 import HTTPSessionMocks
 import Testing
 
@@ -12,15 +13,7 @@ import Testing
   @Test func aMockThatPassesThroughToItselfFailsInsteadOfRecursing() {
     let mock = URLSessionMock()
     mock.unmatchedRequestPolicy = .passThrough(to: mock)
-    let seen = Shared<(any Error)?>(nil)
-    expectReport {
-      mock.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
-        seen.withLock { $0 = error }
-      }.resume()
-    } matching: { report in
-      report.message.contains("leads back to itself")
-    }
-    #expect((seen.current as? URLError)?.code == .resourceUnavailable)
+    #expect(sendThroughLoop(mock, reporting: "leads back to itself") == .resourceUnavailable)
   }
 
   @Test func aSpyAndAMockThatForwardToEachOtherStopAfterSixteenForwards() {
@@ -45,16 +38,20 @@ import Testing
     #expect(spy.requests.count == 17)
   }
 
-  /// Sends one request into a loop of sessions that starts at `spy`, expecting the loop's
-  /// report; returns the error code the request ended with.
-  private func sendThroughLoop(_ spy: SpySession) -> URLError.Code? {
+  /// Sends one request into a loop of sessions that starts at `session`, expecting the loop's
+  /// report (by default, that of a loop through a spy); returns the error code the request
+  /// ended with.
+  private func sendThroughLoop(
+    _ session: some HTTPSession,
+    reporting message: String = "was forwarded 16 times in a row: this SpySession leads back"
+  ) -> URLError.Code? {
     let seen = Shared<(any Error)?>(nil)
     expectReport {
-      spy.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
+      session.dataTask(with: URL(string: "https://example.com/loop")!) { _, _, error in
         seen.withLock { $0 = error }
       }.resume()
     } matching: { report in
-      report.message.contains("was forwarded 16 times in a row: this SpySession leads back")
+      report.message.contains(message)
     }
     return (seen.current as? URLError)?.code
   }
