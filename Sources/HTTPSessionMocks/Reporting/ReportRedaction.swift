@@ -29,11 +29,6 @@ public struct ReportRedaction: Sendable, Equatable {
   /// Parts of header names that make a header masked, lowercased.
   private var fragments: [String]
 
-  private init(names: Set<String>, fragments: [String]) {
-    self.names = names
-    self.fragments = fragments
-  }
-
   /// Masks `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and headers whose
   /// name contains `token`, `secret`, `password`, `api-key`, `api_key` or `apikey`.
   public static var `default`: ReportRedaction {
