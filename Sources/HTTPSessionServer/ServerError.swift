@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -15,6 +17,9 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     case notLoopback
     /// The port is outside 0...65535.
     case invalidPort
+    /// The origin to answer as is not an `http` or `https` URL with a host and nothing after
+    /// its port.
+    case invalidOrigin
     /// A socket call failed; `errno` is in ``ServerError/errorNumber``.
     case system
   }
@@ -39,6 +44,15 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     ServerError(
       code: .invalidPort, errorNumber: 0,
       description: "\(port) is not a TCP port; pass 0 (an ephemeral port) or 1...65535.")
+  }
+
+  static func invalidOrigin(_ origin: URL) -> ServerError {
+    ServerError(
+      code: .invalidOrigin, errorNumber: 0,
+      description:
+        "\(origin.absoluteString) is not an origin to answer as: give an http or https URL with "
+        + "a host and, optionally, a port, and nothing after it, such as "
+        + "https://api.example.com.")
   }
 
   static func system(_ call: String, _ number: Int32) -> ServerError {

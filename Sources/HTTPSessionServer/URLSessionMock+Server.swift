@@ -10,40 +10,58 @@ extension URLSessionMock {
   /// let (data, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("users/octocat"))
   /// ```
   ///
+  /// Stubs with absolute URLs, such as a HAR file's, answer over loopback when the server
+  /// answers as their origin:
+  ///
+  /// ```swift
+  /// let mock = try URLSessionMock(bundle: MockBundle(contentsOf: harFile))
+  /// let server = try mock.startServer(origin: URL(string: "https://api.example.com")!)
+  /// // GET http://127.0.0.1:PORT/users/octocat is matched as GET https://api.example.com/users/octocat
+  /// ```
+  ///
   /// - Parameters:
   ///   - port: The TCP port; 0 (the default) lets the system pick a free one.
   ///   - host: A loopback address: `127.0.0.1` (the default), another `127.x.y.z`, `::1` or
   ///     `localhost`. Any other host throws ``ServerError``, so a test never serves its stubs
   ///     to the network.
   ///   - limits: The limits on heads, bodies, connections and timeouts.
-  /// - Throws: ``ServerError`` when the host is not loopback or the socket cannot be bound.
+  ///   - origin: When set, each request's scheme, host and port are replaced with this URL's
+  ///     before the mock sees it (the journal records the request as the mock saw it), so that
+  ///     stubs written or recorded with absolute URLs answer requests to the server. An `http`
+  ///     or `https` URL with a host and nothing after its port.
+  /// - Throws: ``ServerError`` when the host is not loopback, the origin is not an origin, or
+  ///   the socket cannot be bound.
   public func startServer(
-    port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits()
+    port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
+    origin: URL? = nil
   ) throws -> LoopbackServer {
-    let context = ReportContext()
-    return try LoopbackServer(
-      handler: MockExchangeHandler(mock: self, context: context), context: context, host: host,
-      port: port, limits: limits)
+    try startServer(port: port, host: host, limits: limits, origin: origin, observer: nil)
   }
 
-  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:)``, for the
-  /// `stub-server` command.
+  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:origin:)``, and calls
+  /// `observer` for each request (the `stub-server` command's log).
   ///
   /// - Parameters:
-  ///   - origin: When set, each request's scheme, host and port are replaced with this URL's
-  ///     before the mock sees it, so that stubs recorded with absolute URLs
-  ///     (`https://api.github.com/users/octocat`) answer requests to the server.
   ///   - observer: Called for each request once the mock has answered it, before the answer
   ///     is written (for a dribbled answer, before its last piece), on the connection's thread
   ///     or on the one that advanced the clock.
   package func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
-    origin: URLComponents? = nil, observer: (@Sendable (ServedRequest) -> Void)?
+    origin: URL? = nil, observer: (@Sendable (ServedRequest) -> Void)?
   ) throws -> LoopbackServer {
+    var components: URLComponents?
+    if let origin {
+      guard let parts = URLComponents(url: origin, resolvingAgainstBaseURL: false),
+        ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
+        let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/",
+        parts.query == nil, parts.fragment == nil, parts.user == nil, parts.password == nil
+      else { throw ServerError.invalidOrigin(origin) }
+      components = parts
+    }
     let context = ReportContext()
     return try LoopbackServer(
       handler: MockExchangeHandler(
-        mock: self, origin: origin, observer: observer, context: context),
+        mock: self, origin: components, observer: observer, context: context),
       context: context, host: host, port: port, limits: limits)
   }
 }

@@ -187,7 +187,9 @@ if let path = options.bundle {
 
 let server: LoopbackServer
 do {
-  server = try mock.startServer(port: options.port, host: options.host, origin: options.origin) {
+  server = try mock.startServer(
+    port: options.port, host: options.host, origin: options.origin?.url
+  ) {
     served in emit(withoutOwnSite(served.description))
   }
 } catch {

@@ -15,9 +15,7 @@ import Testing
 
   /// Removes the file a large bundle's environment names, once the test is done with it.
   func removeFile(_ environment: [String: String]) {
-    if let path = environment[file], !path.isEmpty {
-      try? FileManager.default.removeItem(atPath: path)
-    }
+    MockBundle.removeLaunchEnvironmentFile(in: environment)
   }
 
   func body(_ mock: URLSessionMock, _ url: String) async throws -> (Data, Int?) {
@@ -67,6 +65,38 @@ import Testing
     let (data, status) = try await body(mock, "https://x.test/large")
     #expect(status == 200)
     #expect(data.count == 200_000)
+  }
+
+  @Test func theAppLeavesALargeBundlesFileForARelaunchAndTheTestRemovesIt() async throws {
+    var bundle = MockBundle()
+    bundle.stub(.get("/large"), with: .text(String(repeating: "r", count: 90_000)))
+    let environment = try bundle.launchEnvironment()
+    defer { removeFile(environment) }
+    let path = try #require(environment[file])
+    for _ in 1...2 {  // a launch, then a relaunch with the same environment
+      let mock = try #require(try URLSessionMock(launchEnvironment: environment))
+      #expect(try await body(mock, "https://x.test/large").0.count == 90_000)
+      #expect(FileManager.default.fileExists(atPath: path))
+    }
+    #expect(MockBundle.removeLaunchEnvironmentFile(in: environment))
+    #expect(!FileManager.default.fileExists(atPath: path))
+    #expect(!MockBundle.removeLaunchEnvironmentFile(in: environment))
+  }
+
+  @Test func removingTheLaunchFileNeverTouchesAFileTheBridgeDidNotWrite() throws {
+    let folder = FileManager.default.temporaryDirectory
+    let others = [
+      folder.appendingPathComponent("HTTPSessionKit-bundle-keep-\(UUID().uuidString).json"),
+      folder.appendingPathComponent("\(UUID().uuidString).json"),
+    ]
+    for other in others {
+      try Data("{}".utf8).write(to: other)
+      defer { try? FileManager.default.removeItem(at: other) }
+      #expect(!MockBundle.removeLaunchEnvironmentFile(in: [file: other.path]))
+      #expect(FileManager.default.fileExists(atPath: other.path))
+    }
+    #expect(!MockBundle.removeLaunchEnvironmentFile(in: [file: ""]))
+    #expect(!MockBundle.removeLaunchEnvironmentFile(in: [:]))
   }
 
   @Test func withoutABundleThereIsNoMock() throws {

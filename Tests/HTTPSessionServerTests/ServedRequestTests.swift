@@ -96,8 +96,8 @@ import Testing
   @Test func anOriginRewritesEachRequestBeforeTheMockSeesIt() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("https://api.github.com/users/octocat"), with: .status(204))
-    let origin = try #require(URLComponents(string: "https://api.github.com"))
-    let server = try mock.startServer(origin: origin, observer: nil)
+    let origin = try #require(URL(string: "https://api.github.com"))
+    let server = try mock.startServer(origin: origin)
     defer { server.stop() }
     let (_, response) = try await liveSession().data(
       from: server.baseURL.appendingPathComponent("users/octocat"))
@@ -105,5 +105,20 @@ import Testing
     let recorded = try #require(mock.requests.first)
     #expect(recorded.url?.absoluteString == "https://api.github.com/users/octocat")
     #expect(recorded.value(forHTTPHeaderField: "Host") == "127.0.0.1:\(server.port)")
+  }
+
+  @Test func anOriginWithAPathQueryOrOtherSchemeIsRefusedByName() throws {
+    let mock = URLSessionMock()
+    for text in [
+      "https://api.github.com/v3", "https://api.github.com?x=1", "ftp://api.github.com",
+      "https://user@api.github.com", "file:///index.html",
+    ] {
+      let origin = try #require(URL(string: text))
+      let error = #expect(throws: ServerError.self) { try mock.startServer(origin: origin).stop() }
+      #expect(error?.code == .invalidOrigin)
+      #expect(error?.description.hasPrefix("\(text) is not an origin to answer as") == true)
+    }
+    let port = try #require(URL(string: "http://localhost:8080/"))
+    try mock.startServer(origin: port).stop()
   }
 }

@@ -196,7 +196,7 @@ enum BundleFormat {
       if times ?? 0 < 0 { throw given.expected("a count of zero or more") }
     }
     return MockBundle.Entry(
-      matcher: RequestMatcher(node, description: RequestMatcher.describe(node)),
+      matcher: RequestMatcher(node, text: RequestMatcher.text(of: node)),
       responses: responses, times: times,
       whenState: try cursor.optional("whenState")?.string(),
       willSetState: try cursor.optional("willSetState")?.string(), origin: origin)

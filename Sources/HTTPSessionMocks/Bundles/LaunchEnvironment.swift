@@ -54,6 +54,12 @@ extension MockBundle {
   /// > apps, not for an app on a device. Keep bundles for a device under 64 KiB (bodies from
   /// > files count).
   ///
+  /// The app never removes that file, because the same launch environment may launch it again
+  /// (`app.terminate(); app.launch()`). The test removes it when it no longer launches with
+  /// it, with ``removeLaunchEnvironmentFile(in:)``; a file left behind (one per distinct
+  /// bundle, as files are named after their content) stays in the temporary directory until
+  /// the system cleans it.
+  ///
   /// - Throws: ``MockBundleError`` when a stub cannot be stored (a closure matcher or
   ///   response, an error that is not a `URLError`), or when the file cannot be written.
   public func launchEnvironment() throws -> [String: String] {
@@ -63,7 +69,7 @@ extension MockBundle {
       return [Self.launchEnvironmentVariable: text, Self.launchEnvironmentFileVariable: ""]
     }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "HTTPSessionKit-bundle-\(Self.contentName(data)).json")
+      "\(Self.launchFilePrefix)\(Self.contentName(data)).json")
     do {
       try data.write(to: file, options: .atomic)
     } catch {
@@ -73,6 +79,37 @@ extension MockBundle {
     }
     return [Self.launchEnvironmentVariable: "", Self.launchEnvironmentFileVariable: file.path]
   }
+
+  /// Removes the file that ``launchEnvironment()`` wrote for a bundle over 64 KiB, named in
+  /// `environment`; returns whether it removed one.
+  ///
+  /// ```swift
+  /// let environment = try bundle.launchEnvironment()
+  /// defer { MockBundle.removeLaunchEnvironmentFile(in: environment) }
+  /// app.launchEnvironment.merge(environment) { $1 }
+  /// app.launch()
+  /// ```
+  ///
+  /// It removes only a file that ``launchEnvironment()`` writes: one in the temporary
+  /// directory, named `HTTPSessionKit-bundle-<hash>.json`. Any other path, an empty variable
+  /// or a file already gone leaves everything as it is and returns `false`.
+  @discardableResult
+  public static func removeLaunchEnvironmentFile(in environment: [String: String]) -> Bool {
+    guard let path = environment[launchEnvironmentFileVariable], !path.isEmpty else {
+      return false
+    }
+    let file = URL(fileURLWithPath: path).standardizedFileURL
+    let folder = FileManager.default.temporaryDirectory.standardizedFileURL
+    let name = file.lastPathComponent
+    guard file.deletingLastPathComponent().path == folder.path,
+      name.hasPrefix(launchFilePrefix), name.hasSuffix(".json"),
+      name.utf8.count == launchFilePrefix.utf8.count + 16 + 5
+    else { return false }
+    return (try? FileManager.default.removeItem(at: file)) != nil
+  }
+
+  /// How the names of the files that ``launchEnvironment()`` writes begin.
+  private static let launchFilePrefix = "HTTPSessionKit-bundle-"
 
   /// Reads the bundle that ``launchEnvironment()`` put in `environment`, or returns `nil` when
   /// it holds none (neither variable is set, or both are empty).

@@ -28,29 +28,42 @@ import Foundation
 /// compare by structure: see ``RequestMatcher`` and ``StubResponse``'s `==`); where an entry
 /// came from does not count.
 public struct MockBundle: Sendable, Equatable {
-  /// One declarative stub: what it matches, what it answers, and its limits.
-  struct Entry: Sendable {
+  /// One stub of a bundle: what it matches, what it answers, its limits, and where it came
+  /// from.
+  ///
+  /// ```swift
+  /// let bundle = try MockBundle(contentsOf: folder)
+  /// for entry in bundle.entries {
+  ///   print(entry.origin, entry.matcher, entry.responses.count)
+  /// }
+  /// ```
+  public struct Entry: Sendable, Equatable {
     /// What the entry matches.
-    var matcher: RequestMatcher
-    /// What it answers, in order; the last one repeats.
-    var responses: [StubResponse]
+    public internal(set) var matcher: RequestMatcher
+    /// What it answers, in order; the last one repeats. Empty when ``hasResponseClosure``.
+    public internal(set) var responses: [StubResponse]
     /// How many times it may answer; `nil` for no limit.
-    var times: Int?
+    public internal(set) var times: Int?
     /// The scenario state it answers in, if any.
-    var whenState: String?
+    public internal(set) var whenState: String?
     /// The scenario state it moves to when it answers, if any.
-    var willSetState: String?
-    /// Where it came from, for reports: `bundle.json entry 3`, or the call site of
+    public internal(set) var willSetState: String?
+    /// Where it came from, as reports name it: `bundle.json entry 3`, or the call site of
     /// `MockBundle.stub` (`MockBundle.stub at UserTests.swift:12`).
-    var origin: String
+    public internal(set) var origin: String
     /// A response built by a closure: usable in this process, never stored in a file.
     var dynamic: DynamicResponse? = nil
+
+    /// Whether the entry builds its response with a closure (``MockBundle/stub(_:times:whenState:willSetState:fileID:filePath:line:column:respond:)``),
+    /// which no file can store.
+    public var hasResponseClosure: Bool { dynamic != nil }
 
     /// The stub's name in the reports of a mock that loaded it:
     /// `bundle.json entry 3 (GET ://httpbin.org/ip)`.
     var label: String { "\(origin) (\(matcher.description))" }
 
-    static func == (lhs: Entry, rhs: Entry) -> Bool {
+    /// Whether both entries match and answer alike; where they came from does not count.
+    public static func == (lhs: Entry, rhs: Entry) -> Bool {
       lhs.matcher == rhs.matcher && lhs.responses == rhs.responses && lhs.times == rhs.times
         && lhs.whenState == rhs.whenState && lhs.willSetState == rhs.willSetState
         && lhs.dynamic === rhs.dynamic
@@ -67,11 +80,11 @@ public struct MockBundle: Sendable, Equatable {
     }
   }
 
-  /// The entries, in file order.
-  var entries: [Entry]
+  /// The stubs, in file order (or the order they were added).
+  public internal(set) var entries: [Entry]
   /// Whether the first matching entry answers (MockingBird's rule) rather than the last (the
   /// rule of stubs written in code, of our format and of HAR files).
-  var firstMatchWins: Bool
+  public internal(set) var firstMatchWins: Bool
 
   /// An empty bundle.
   public init() {

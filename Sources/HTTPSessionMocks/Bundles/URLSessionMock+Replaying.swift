@@ -279,7 +279,8 @@ final class RecordingRefusal: RelayingSession {
     RelayTask(
       FailingTask { [mock, reason] in
         if let mock = mock.object {
-          let report = NearMiss.unmatchedReport(request, mock.nearMisses(for: request))
+          let report = NearMiss.unmatchedReport(
+            request, mock.nearMisses(for: request), redaction: mock.core.reportRedaction)
           mock.core.reporter.fail(
             "\(request.summary) is not in the recording, and \(reason)\n\(report)",
             at: mock.core.ownerSite)

@@ -49,6 +49,8 @@ final class SessionCore: Sendable {
     var waiters: [ObjectIdentifier: Waiter] = [:]
     /// Whether the mock has warned that its delays take real time (it does so once).
     var warnedAboutRealTimeDelay = false
+    /// Which header values the double's reports mask.
+    var reportRedaction = ReportRedaction.default
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.
@@ -91,6 +93,12 @@ final class SessionCore: Sendable {
     self.reporter = FailureReporter()
     self.scheduler = Scheduler(clock: clock)
     self.state = Locked(State())
+  }
+
+  /// Which header values the double's reports mask.
+  var reportRedaction: ReportRedaction {
+    get { state.withLock { $0.reportRedaction } }
+    set { state.withLock { $0.reportRedaction = newValue } }
   }
 
   /// Runs `body` under the core's lock. It must run no user code and resume nothing.
@@ -305,21 +313,23 @@ final class SessionCore: Sendable {
   }
 
   private func answerUnmatched(_ task: MockTask, _ request: URLRequest, after delay: Duration) {
-    let (policy, table) = state.withLock { state -> (UnmatchedRequestPolicy.Kind, StubTable?) in
+    let (policy, table, redaction) = state.withLock {
+      state -> (UnmatchedRequestPolicy.Kind, StubTable?, ReportRedaction) in
       let policy = state.policy.kind
       if case .fail = policy {
         state.records.recordUnmatched(request, reported: true)
-        return (policy, state.stubs)
+        return (policy, state.stubs, state.reportRedaction)
       }
       state.records.recordUnmatched(request, reported: false)
-      return (policy, nil)
+      return (policy, nil, state.reportRedaction)
     }
     switch policy {
     case .fail:
       // A URLProtocol never sees an upload task's body: the report says so when it matters.
       let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
       let report = NearMiss.unmatchedReport(
-        request, table?.nearMisses(for: request) ?? [], bodyUnseen: bodyUnseen, door: task.door)
+        request, table?.nearMisses(for: request, redacting: redaction) ?? [],
+        bodyUnseen: bodyUnseen, door: task.door, redaction: redaction)
       reporter.fail(report, at: ownerSite)
       let error = URLError(
         .resourceUnavailable, for: request,

@@ -201,7 +201,7 @@ public final class URLSessionMock: RecordingSession, Sendable {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     if responses.isEmpty {
       core.reporter.fail(
-        "The stub for \(matcher) was given an empty list of responses; it will fail every "
+        "The stub for \(matcher.description(redacting: core.reportRedaction)) was given an empty list of responses; it will fail every "
           + "request it matches. Give at least one StubResponse.", at: site)
     }
     return addStub(matcher, .sequence(responses), site)
@@ -248,7 +248,8 @@ public final class URLSessionMock: RecordingSession, Sendable {
     let problems = matcher.problems
     if !problems.isEmpty {
       core.reporter.fail(
-        "The stub for \(matcher) can never match: " + problems.joined(separator: " "), at: site)
+        "The stub for \(matcher.description(redacting: core.reportRedaction)) can never match: "
+          + problems.joined(separator: " "), at: site)
     }
     let id = core.withLock { $0.stubs.add(matcher, responder: responder, site: site) }
     return Stub(core: core, id: id, matcher: matcher, site: site)
@@ -312,13 +313,15 @@ public final class URLSessionMock: RecordingSession, Sendable {
 
   /// The report of stubs that never answered, or `nil` when every stub answered.
   func unusedStubsMessage() -> String? {
-    let unused = core.withLock { $0.stubs.unusedDefinitions }
+    let (unused, redaction) = core.withLock { ($0.stubs.unusedDefinitions, $0.reportRedaction) }
     guard !unused.isEmpty else { return nil }
     var message = "\(unused.count) stub(s) never answered a request:\n"
     for definition in unused {
-      message += "  - \(definition.matcher) (registered at \(definition.site))\n"
+      message +=
+        "  - \(definition.matcher.description(redacting: redaction)) "
+        + "(registered at \(definition.site))\n"
     }
-    return message + NearMiss.sentSummary(journal.requests)
+    return message + NearMiss.sentSummary(journal.requests, redaction)
   }
 
   /// Checks that every request was answered by a stub, and reports those that were not.
@@ -336,7 +339,8 @@ public final class URLSessionMock: RecordingSession, Sendable {
   func nearMisses(for request: URLRequest) -> [(
     definition: StubTable.Definition, reasons: [String]
   )] {
-    core.withLock { $0.stubs }.nearMisses(for: request)
+    let (stubs, redaction) = core.withLock { ($0.stubs, $0.reportRedaction) }
+    return stubs.nearMisses(for: request, redacting: redaction)
   }
 
   // MARK: - Doors

@@ -58,12 +58,26 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   let node: Node
 
-  /// What this matcher accepts, such as `GET /users/{login}`.
-  public let description: String
+  /// What this matcher accepts, in pieces that reports render with their double's
+  /// ``ReportRedaction``.
+  let text: ReportText
+
+  /// What this matcher accepts, such as `GET /users/{login}`, with the values of secret
+  /// headers masked as ``ReportRedaction/default`` masks them.
+  public var description: String { text.rendered(.default) }
+
+  /// What this matcher accepts, with header values masked as `redaction` says.
+  func description(redacting redaction: ReportRedaction) -> String {
+    text.rendered(redaction)
+  }
 
   init(_ node: Node, description: String) {
+    self.init(node, text: ReportText(description))
+  }
+
+  init(_ node: Node, text: ReportText) {
     self.node = node
-    self.description = description
+    self.text = text
   }
 
   /// A matcher from your own test: `description` names it in reports.
@@ -157,8 +171,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   /// Requests with the header `name` (any case), and with exactly `value` if it is given.
   public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    RequestMatcher(
-      .header(name, value), description: "header \(name)" + (value.map { ": \($0)" } ?? ""))
+    RequestMatcher(.header(name, value), text: .header(name, value))
   }
 
   /// Requests whose body is exactly `data`.
@@ -236,18 +249,17 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     for side in [lhs.node, rhs.node] {
       if case .all(let inner) = side { nodes += inner } else { nodes.append(side) }
     }
-    return RequestMatcher(.all(nodes), description: "\(lhs.description) \(rhs.description)")
+    return RequestMatcher(.all(nodes), text: lhs.text + " " + rhs.text)
   }
 
   /// Requests that either matcher accepts.
   public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
-    RequestMatcher(
-      .either(lhs.node, rhs.node), description: "(\(lhs.description) or \(rhs.description))")
+    RequestMatcher(.either(lhs.node, rhs.node), text: "(" + lhs.text + " or " + rhs.text + ")")
   }
 
   /// Requests that the matcher rejects.
   public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
-    RequestMatcher(.not(matcher.node), description: "not (\(matcher.description))")
+    RequestMatcher(.not(matcher.node), text: "not (" + matcher.text + ")")
   }
 
   // MARK: - Matching
@@ -268,6 +280,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     /// Whether to collect `{name}` values: only a response built by a closure reads them.
     var capturesParameters = true
+    /// How reports show header values; `nil`: ``ReportRedaction/default``.
+    var redaction: ReportRedaction?
 
     var matched: Bool { mismatches.isEmpty }
 
@@ -277,9 +291,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
   }
 
-  func evaluate(_ facts: RequestFacts, capturingParameters: Bool = true) -> Evaluation {
+  /// Compares the request of `facts` with this matcher; what differed is phrased for a report
+  /// that masks header values as `redaction` says (`nil`: as ``ReportRedaction/default`` does).
+  func evaluate(
+    _ facts: RequestFacts, capturingParameters: Bool = true, redaction: ReportRedaction? = nil
+  ) -> Evaluation {
     var result = Evaluation()
     result.capturesParameters = capturingParameters
+    result.redaction = redaction
     Self.evaluate(node, facts, into: &result)
     return result
   }
@@ -308,7 +327,13 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       switch (facts.header(name), value) {
       case (nil, _): result.miss("header \(name): missing")
       case (let actual?, let expected?) where actual != expected:
-        result.miss("header \(name): expected \"\(expected)\", got \"\(actual)\"")
+        if (result.redaction ?? .default).masks(name) {
+          result.miss(
+            "header \(name): differs (expected \(expected.count) characters, got "
+              + "\(actual.count); values masked)")
+        } else {
+          result.miss("header \(name): expected \"\(expected)\", got \"\(actual)\"")
+        }
       default: break
       }
     case .body(let expected):
@@ -343,13 +368,15 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         result.miss(problem, weight: 100)
         return
       }
-      var left = Evaluation(capturesParameters: result.capturesParameters)
+      var left = Evaluation(
+        capturesParameters: result.capturesParameters, redaction: result.redaction)
       evaluate(a, facts, into: &left)
       if left.matched {
         result.parameters.merge(left.parameters) { $1 }
         return
       }
-      var right = Evaluation(capturesParameters: result.capturesParameters)
+      var right = Evaluation(
+        capturesParameters: result.capturesParameters, redaction: result.redaction)
       evaluate(b, facts, into: &right)
       let best = right.matched || right.distance < left.distance ? right : left
       result.parameters.merge(best.parameters) { $1 }
@@ -361,9 +388,13 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         result.miss(problem, weight: 100)
         return
       }
-      var innerResult = Evaluation(capturesParameters: false)
+      var innerResult = Evaluation(capturesParameters: false, redaction: result.redaction)
       evaluate(inner, facts, into: &innerResult)
-      if innerResult.matched { result.miss("matched what it should not: \(Self.describe(inner))") }
+      if innerResult.matched {
+        result.miss(
+          "matched what it should not: "
+            + Self.describe(inner, redacting: result.redaction ?? .default))
+      }
     case .invalid(let message):
       result.miss(message, weight: 100)
     case .mockingBird(let request):
@@ -371,24 +402,34 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
   }
 
-  static func describe(_ node: Node) -> String {
+  /// `node` in words, with header values masked as `redaction` says.
+  static func describe(_ node: Node, redacting redaction: ReportRedaction = .default) -> String {
+    text(of: node).rendered(redaction)
+  }
+
+  /// `node` in words, its header values maskable.
+  static func text(of node: Node) -> ReportText {
     switch node {
-    case .any: return "any request"
-    case .method(let method): return method
-    case .pattern(let pattern): return pattern.source
-    case .exactURL(let exact): return exact.url.absoluteString
-    case .regex(let source, _): return "/\(source)/"
-    case .predicate(let description, _): return description
+    case .any: return ReportText("any request")
+    case .method(let method): return ReportText(method)
+    case .pattern(let pattern): return ReportText(pattern.source)
+    case .exactURL(let exact): return ReportText(exact.url.absoluteString)
+    case .regex(let source, _): return ReportText("/\(source)/")
+    case .predicate(let description, _): return ReportText(description)
     case .query(let items):
-      return "query " + items.map { "\($0.name)=\($0.value ?? "*")" }.joined(separator: "&")
-    case .header(let name, let value): return "header \(name)" + (value.map { ": \($0)" } ?? "")
-    case .body(let data): return "body \(BodyText(data))"
-    case .jsonBody(let json): return "JSON body \(json)"
-    case .all(let nodes): return nodes.map(describe).joined(separator: " ")
-    case .either(let a, let b): return "(\(describe(a)) or \(describe(b)))"
-    case .not(let inner): return "not (\(describe(inner)))"
-    case .invalid(let message): return message
-    case .mockingBird(let request): return request.description
+      return ReportText(
+        "query " + items.map { "\($0.name)=\($0.value ?? "*")" }.joined(separator: "&"))
+    case .header(let name, let value): return .header(name, value)
+    case .body(let data): return ReportText("body \(BodyText(data))")
+    case .jsonBody(let json): return ReportText("JSON body \(json)")
+    case .all(let nodes):
+      return nodes.dropFirst().reduce(nodes.first.map(text(of:)) ?? ReportText("")) {
+        $0 + " " + text(of: $1)
+      }
+    case .either(let a, let b): return "(" + text(of: a) + " or " + text(of: b) + ")"
+    case .not(let inner): return "not (" + text(of: inner) + ")"
+    case .invalid(let message): return ReportText(message)
+    case .mockingBird(let request): return ReportText(request.description)
     }
   }
 

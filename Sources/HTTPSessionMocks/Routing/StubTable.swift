@@ -289,10 +289,13 @@ struct StubTable: Sendable {
 
   /// The stubs closest to `request`, closest first, each with why it did not answer. Runs
   /// matchers, so call it on a copy, outside the lock.
-  func nearMisses(for request: URLRequest) -> [(definition: Definition, reasons: [String])] {
+  /// What differed is phrased for a report that masks header values as `redaction` says.
+  func nearMisses(
+    for request: URLRequest, redacting redaction: ReportRedaction
+  ) -> [(definition: Definition, reasons: [String])] {
     let facts = RequestFacts(registry.requestTransform.map { $0(request) } ?? request)
     let ranked = registry.definitions.values.map { definition in
-      var evaluation = definition.matcher.evaluate(facts)
+      var evaluation = definition.matcher.evaluate(facts, redaction: redaction)
       if evaluation.matched,
         let reason = usage[definition.id]?.unavailableReason(scenarioState: scenarioState)
       {

@@ -80,7 +80,8 @@ extension URLSessionMock: VerifiedDouble {
     if !unmatched.isEmpty {
       problems.append(
         "\(unmatched.count) request(s) matched no stub and were answered by the mock's "
-          + "unmatched-request policy:\n" + NearMiss.numberedList(unmatched))
+          + "unmatched-request policy:\n"
+          + NearMiss.numberedList(unmatched, core.reportRedaction))
     }
     if let unresumed = journal.unresumedTasksMessage() { problems.append(unresumed) }
     return problems

@@ -10,18 +10,21 @@ enum NearMiss {
   static let limit = 10
 
   /// Every request, numbered, with the headers and body that help tell them apart.
-  static func numberedList(_ requests: [URLRequest]) -> String {
-    requests.enumerated().map { "  \($0.offset + 1). \(describe($0.element))" }.joined(
-      separator: "\n") + "\n"
+  static func numberedList(_ requests: [URLRequest], _ redaction: ReportRedaction) -> String {
+    requests.enumerated().map { "  \($0.offset + 1). \(describe($0.element, redaction))" }
+      .joined(separator: "\n") + "\n"
   }
 
-  /// A request as reports show it: method, URL, headers, body.
-  static func describe(_ request: URLRequest) -> String {
+  /// A request as reports show it: method, URL, headers (their values masked as `redaction`
+  /// says), body.
+  static func describe(_ request: URLRequest, _ redaction: ReportRedaction) -> String {
     var text = request.summary
     let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
     if !headers.isEmpty {
       text +=
-        "\n       headers: " + headers.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        "\n       headers: "
+        + headers.map { "\($0.key): \(redaction.shown($0.value, ofHeader: $0.key))" }
+        .joined(separator: ", ")
     }
     if let body = request.httpBody, !body.isEmpty {
       text += "\n       body: \(BodyText(body))"
@@ -31,16 +34,23 @@ enum NearMiss {
 
   /// The recorded requests compared with `matcher`: those that match, then the others closest
   /// first, each with what differed.
-  static func requestReport(_ requests: [URLRequest], against matcher: RequestMatcher) -> String {
+  static func requestReport(
+    _ requests: [URLRequest], against matcher: RequestMatcher, _ redaction: ReportRedaction
+  ) -> String {
     if requests.isEmpty { return "No requests were sent.\n" }
     let evaluated = requests.enumerated().map {
-      (index: $0.offset, request: $0.element, result: matcher.evaluate(RequestFacts($0.element)))
+      (
+        index: $0.offset, request: $0.element,
+        result: matcher.evaluate(RequestFacts($0.element), redaction: redaction)
+      )
     }
     var text = ""
     let matching = evaluated.filter(\.result.matched)
     if !matching.isEmpty {
       text += "Matching requests:\n"
-      for entry in matching { text += "  \(entry.index + 1). \(describe(entry.request))\n" }
+      for entry in matching {
+        text += "  \(entry.index + 1). \(describe(entry.request, redaction))\n"
+      }
     }
     let others = evaluated.filter { !$0.result.matched }.sorted {
       ($0.result.distance, $0.index) < ($1.result.distance, $1.index)
@@ -49,7 +59,7 @@ enum NearMiss {
       text +=
         matching.isEmpty ? "Sent requests, closest first:\n" : "Other requests, closest first:\n"
       for entry in others {
-        text += "  \(entry.index + 1). \(describe(entry.request))\n"
+        text += "  \(entry.index + 1). \(describe(entry.request, redaction))\n"
         for mismatch in entry.result.mismatches { text += "       - \(mismatch)\n" }
       }
     }
@@ -64,9 +74,9 @@ enum NearMiss {
   /// with the report as its body, the other doors fail with `URLError(.resourceUnavailable)`.
   static func unmatchedReport(
     _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])],
-    bodyUnseen: Bool = false, door: Door = .injected
+    bodyUnseen: Bool = false, door: Door = .injected, redaction: ReportRedaction
   ) -> String {
-    var text = "No stub matches \(describe(request))\n"
+    var text = "No stub matches \(describe(request, redaction))\n"
     text +=
       door == .server
       ? "The client received 404 Not Found, with this report as its body.\n"
@@ -79,7 +89,8 @@ enum NearMiss {
     text += "Closest stubs:\n"
     for (number, stub) in stubs.prefix(limit).enumerated() {
       text +=
-        "  \(number + 1). \(stub.definition.matcher) (registered at \(stub.definition.site))\n"
+        "  \(number + 1). \(stub.definition.matcher.description(redacting: redaction)) "
+        + "(registered at \(stub.definition.site))\n"
       for reason in stub.reasons { text += "       - \(reason)\n" }
     }
     if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }
@@ -111,8 +122,8 @@ enum NearMiss {
   }
 
   /// A short list of what was sent, for reports about stubs.
-  static func sentSummary(_ requests: [URLRequest]) -> String {
+  static func sentSummary(_ requests: [URLRequest], _ redaction: ReportRedaction) -> String {
     if requests.isEmpty { return "No requests were sent.\n" }
-    return "Sent requests:\n" + numberedList(requests)
+    return "Sent requests:\n" + numberedList(requests, redaction)
   }
 }

@@ -32,6 +32,17 @@ extension RecordingSession {
   /// The whole call log: every task's creation, resume, cancellation and completion.
   public var events: [SessionEvent] { journal.events }
 
+  /// Which header values this double's failure reports mask: ``ReportRedaction/default``
+  /// (credentials, cookies, tokens) unless set.
+  ///
+  /// ```swift
+  /// mock.reportRedaction = .none  // show every header as sent
+  /// ```
+  public var reportRedaction: ReportRedaction {
+    get { journal.core.reportRedaction }
+    nonmutating set { journal.core.reportRedaction = newValue }
+  }
+
   /// The sent requests that `matcher` accepts, in order.
   public func requests(matching matcher: RequestMatcher) -> [URLRequest] {
     journal.requests(matching: matcher)

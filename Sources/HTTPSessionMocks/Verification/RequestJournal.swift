@@ -53,7 +53,7 @@ public final class RequestJournal: Sendable {
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) -> Bool {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    let all = requests
+    let (all, redaction) = core.withLock { ($0.records.requests, $0.reportRedaction) }
     if let problem = invalidMatcherMessage(matcher) {
       reporter.fail(problem, at: site)
       return false
@@ -62,9 +62,9 @@ public final class RequestJournal: Sendable {
     if count.accepts(matching.count) { return true }
     let expectation = count == .never ? "never to be called" : "to be called \(count)"
     var message =
-      "Expected \(matcher) \(expectation), but it was called "
+      "Expected \(matcher.description(redacting: redaction)) \(expectation), but it was called "
       + "\(CallCount.times(matching.count)).\n"
-    message += NearMiss.requestReport(all, against: matcher)
+    message += NearMiss.requestReport(all, against: matcher, redaction)
     reporter.fail(message, at: site)
     return false
   }
@@ -83,21 +83,22 @@ public final class RequestJournal: Sendable {
         return false
       }
     }
-    let all = requests
+    let (all, redaction) = core.withLock { ($0.records.requests, $0.reportRedaction) }
     var position = 0
     var found: [Int] = []
     for (step, matcher) in matchers.enumerated() {
       guard let index = all[position...].firstIndex(where: matcher.matches) else {
         var message = "Expected requests in this order:\n"
         for (number, expected) in matchers.enumerated() {
-          message += "  \(number + 1). \(expected)\n"
+          message += "  \(number + 1). \(expected.description(redacting: redaction))\n"
         }
+        let described = matcher.description(redacting: redaction)
         if step == 0 {
-          message += "but no request matched \(matcher)"
+          message += "but no request matched \(described)"
         } else {
           message +=
             "Step \(step) matched request \(found[step - 1] + 1), but no later request matched "
-            + "step \(step + 1), \(matcher)"
+            + "step \(step + 1), \(described)"
         }
         // Requests an earlier step already used did not come too early: they were used.
         let earlier = all[..<position].indices.filter {
@@ -108,7 +109,7 @@ public final class RequestJournal: Sendable {
           message += " (it matches request \(numbers), which came too early)"
         }
         message += ".\nSent requests:\n"
-        message += NearMiss.numberedList(all)
+        message += NearMiss.numberedList(all, redaction)
         reporter.fail(message, at: site)
         return false
       }
@@ -150,10 +151,11 @@ public final class RequestJournal: Sendable {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
-    let unmatched = unmatchedRequests
+    let (unmatched, redaction) = core.withLock { ($0.records.unmatched, $0.reportRedaction) }
     guard !unmatched.isEmpty else { return true }
     let message =
-      "\(unmatched.count) request(s) matched no stub:\n" + NearMiss.numberedList(unmatched)
+      "\(unmatched.count) request(s) matched no stub:\n"
+      + NearMiss.numberedList(unmatched, redaction)
     reporter.fail(
       message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     return false
@@ -197,11 +199,13 @@ public final class RequestJournal: Sendable {
         core.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
       },
       timedOut: {
-        let sent = core.withLock { $0.records.requests }
+        let (sent, redaction) = core.withLock { ($0.records.requests, $0.reportRedaction) }
         var message =
           "Expected \(count) request(s), but \(sent.count) were sent after waiting \(timeout) "
           + "of real time. Did the code under test issue its request, and resume its task?\n"
-        if !sent.isEmpty { message += "Sent requests:\n" + NearMiss.numberedList(sent) }
+        if !sent.isEmpty {
+          message += "Sent requests:\n" + NearMiss.numberedList(sent, redaction)
+        }
         reporter.fail(message, at: site)
         return WaitTimeoutError(wait: "waitForRequests(count: \(count))", message: message)
       })
@@ -210,6 +214,7 @@ public final class RequestJournal: Sendable {
   private func invalidMatcherMessage(_ matcher: RequestMatcher) -> String? {
     let problems = matcher.problems
     guard !problems.isEmpty else { return nil }
-    return "The matcher \(matcher) can never match: " + problems.joined(separator: " ")
+    return "The matcher \(matcher.description(redacting: core.reportRedaction)) can never "
+      + "match: " + problems.joined(separator: " ")
   }
 }

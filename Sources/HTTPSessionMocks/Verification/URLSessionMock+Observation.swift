@@ -24,7 +24,8 @@ extension URLSessionMock {
   package func nearMissSummary(for request: URLRequest) -> String {
     let misses = nearMisses(for: request)
     guard let closest = misses.first else { return "the mock has no stubs" }
-    var text = "closest: \(closest.definition)"
+    let matcher = closest.definition.matcher.description(redacting: core.reportRedaction)
+    var text = "closest: \(matcher) (registered at \(closest.definition.site))"
     if !closest.reasons.isEmpty {
       text += ": " + closest.reasons.joined(separator: "; ")
     }

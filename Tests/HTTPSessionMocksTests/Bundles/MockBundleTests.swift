@@ -8,6 +8,37 @@ import Testing
 #endif
 
 @Suite struct MockBundleTests {
+  // MARK: - Entries
+
+  @Test func aBundlesEntriesSayWhatEachStubMatchesAnswersAndWhereItCameFrom() throws {
+    var bundle = MockBundle()
+    bundle.stub(.get("/users/{login}"), with: [.status(503), .text("ok")], times: 2)
+    bundle.stub(.post("/login"), with: .status(200), whenState: "out", willSetState: "in")
+    let written = bundle  // a bundle without the closure, which no file can store
+    let reports = reportMessages {
+      bundle.stub(.get("/echo")) { request, _ in .data(request.httpBody ?? Data()) }
+    }
+    #expect(reports.count == 1)
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try written.write(to: folder)
+    let read = try MockBundle(contentsOf: folder)
+
+    #expect(bundle.entries.count == 3)
+    #expect(bundle.entries[0].matcher == .get("/users/{login}"))
+    #expect(bundle.entries[0].responses == [.status(503), .text("ok")])
+    #expect(bundle.entries[0].times == 2)
+    #expect(bundle.entries[1].whenState == "out")
+    #expect(bundle.entries[1].willSetState == "in")
+    #expect(bundle.entries[2].hasResponseClosure)
+    #expect(!bundle.entries[0].hasResponseClosure)
+    #expect(bundle.entries[0].origin.hasPrefix("MockBundle.stub at HTTPSessionMocksTests/"))
+    #expect(!bundle.firstMatchWins)
+
+    #expect(read.entries == written.entries)
+    #expect(read.entries.map(\.origin) == ["bundle.json entry 1", "bundle.json entry 2"])
+  }
+
   // MARK: - Equality
 
   @Test func matchersCompareByStructure() {
