@@ -22,21 +22,30 @@ class MockURLProtocol: URLProtocol {
   /// The test's context, captured where URL loading makes the protocol object: inside the
   /// task's `resume()`, on the test's own task. The request's work runs there, so that what the
   /// mock reports (an unmatched request) is recorded in the test, where `withKnownIssue` and the
-  /// package's report capture see it. `nil` outside a test: the work runs directly.
+  /// package's report capture see it. `nil` outside a test, or when the class says
+  /// ``capturesTestContextAtCreation`` is `false`: the work runs directly.
   private let relay: TestContextRelay?
+
+  /// Whether the protocol object captures the test's context where URL loading makes it.
+  ///
+  /// `true` for a mock's own session, which makes the object inside `resume()` (its URL cache is
+  /// off). ``SharedSessionDispatcher`` says `false`: `URLSession.shared` looks up its URL cache
+  /// first and makes the object on a background thread, so the dispatcher relays its reports
+  /// through the context its scope captured instead.
+  class var capturesTestContextAtCreation: Bool { true }
 
   #if canImport(FoundationNetworking)
     required init(
       request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?
     ) {
-      relay = TestContextRelay.captureIfInTest()
+      relay = Self.capturesTestContextAtCreation ? TestContextRelay.captureIfInTest() : nil
       super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
   #else
     override init(
       request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?
     ) {
-      relay = TestContextRelay.captureIfInTest()
+      relay = Self.capturesTestContextAtCreation ? TestContextRelay.captureIfInTest() : nil
       super.init(request: request, cachedResponse: cachedResponse, client: client)
     }
   #endif

@@ -13,12 +13,26 @@ import Foundation
 /// every request (`canInit` is `false`), so URL loading goes on as if it were not there; it
 /// always answers its own probe request, which tells whether `URLSession.shared` routes
 /// through it at all.
+///
+/// Inside a scope it takes only the requests it cannot tell come from elsewhere
+/// (``SharedSessionGate/admits(_:)``). Corelibs asks `canInit` synchronously inside the task's
+/// `resume()`, on the thread that calls it, where the scope's task-local mark can be read; it
+/// makes the protocol object later, on a background thread (after a lookup in
+/// `URLSession.shared`'s URL cache), and calls `startLoading()` on its work queue, where no test
+/// context is left. So the decision is taken in `canInit`, and everything the mock reports while
+/// it loads is relayed to the test of the scope (``TestContextRelay``, captured when the scope
+/// began), never recorded on URL loading's threads.
 final class SharedSessionDispatcher: MockURLProtocol {
+  override class var capturesTestContextAtCreation: Bool { false }
+
   override class func canInit(with request: URLRequest) -> Bool {
-    SharedSessionGate.isProbe(request) || SharedSessionGate.activeMock != nil
+    SharedSessionGate.isProbe(request) || SharedSessionGate.admits(request)
   }
 
-  override func answeringMock() -> URLSessionMock? { SharedSessionGate.activeMock }
+  /// The mock of the scope that took the request, found when loading starts.
+  private var admitted: URLSessionMock?
+
+  override func answeringMock() -> URLSessionMock? { admitted }
 
   override var missingMockReason: String {
     "the interceptingSharedSession scope ended before URLSession.shared started this request"
@@ -26,7 +40,11 @@ final class SharedSessionDispatcher: MockURLProtocol {
 
   override func startLoading() {
     guard SharedSessionGate.isProbe(request), let url = request.url else {
-      return super.startLoading()
+      let admission = SharedSessionGate.admission(for: request)
+      admitted = admission?.mock
+      // URL loading runs this on its work queue: what the mock reports goes to the scope's test.
+      withReports(relayedThrough: admission?.relay) { super.startLoading() }
+      return
     }
     let response = HTTPURLResponse(
       url: url, statusCode: 204, httpVersion: "HTTP/1.1",
@@ -45,8 +63,17 @@ final class SharedSessionDispatcher: MockURLProtocol {
 /// waits its turn, first come first served (the async form suspends; the synchronous form
 /// blocks its thread); the one that leaves hands the turn straight to the next. A scope entered
 /// inside the active one, on the same task, does not wait: its mock answers until it ends, then
-/// the outer one's again. ``SharedSessionDispatcher`` reads ``activeMock`` for every request
-/// `URLSession.shared` makes; with no scope active it is `nil`, and the dispatcher is inert.
+/// the outer one's again. With no scope active ``SharedSessionDispatcher`` is inert.
+///
+/// Which requests the active scope takes is decided in ``admits(_:)``, from the task-local
+/// ``heldToken`` of the code that resumes the URLSession task:
+/// - the scope's own token: the request comes from the scope's task tree (its body, child tasks,
+///   `Task { }` made in it), and the scope answers it;
+/// - no token but a Swift task, or another scope's token: it comes from elsewhere (another test,
+///   `Task.detached`, a task made in a scope that has ended), and the dispatcher declines it;
+/// - no token and no Swift task (a completion handler, a dispatch queue, a thread of its own): it
+///   cannot tell. The scope answers it (while a scope is active, it has the process's
+///   `URLSession.shared`), and names it in one warning when the scope ends.
 package enum SharedSessionGate {
   private enum Waiter {
     case suspended(CheckedContinuation<Void, Never>)
@@ -60,16 +87,51 @@ package enum SharedSessionGate {
     }
   }
 
+  /// One scope of the active turn: the outermost, or one nested in it.
+  private struct Level {
+    let mock: URLSessionMock
+    /// The requests this scope answered without being able to tell where they came from: the
+    /// first ``Unplaced/listed`` as `METHOD URL`, and how many in all.
+    var unplaced = Unplaced()
+  }
+
+  /// The requests a scope answered without being able to tell where they came from.
+  struct Unplaced {
+    /// How many requests are listed by name at most.
+    static let listed = 10
+
+    var requests: [String] = []
+    var count = 0
+
+    mutating func note(_ request: URLRequest) {
+      count += 1
+      if requests.count < Self.listed { requests.append(request.summary) }
+    }
+  }
+
   private struct Owner {
     let token: Int
-    /// The mocks of the scope and of the scopes nested in it: the last one answers.
-    var mocks: [URLSessionMock]
+    /// The test context of the outermost scope, where the dispatcher's reports are recorded.
+    let relay: TestContextRelay?
+    /// The scope and the scopes nested in it: the last one answers.
+    var levels: [Level]
+  }
+
+  /// A request that ``admits(_:)`` took, waiting for URL loading to start it.
+  private struct Ticket {
+    let request: URLRequest
+    /// The turn it was taken for.
+    let token: Int
+    /// Whether it came from that turn's task tree (`false`: the dispatcher could not tell).
+    let placed: Bool
   }
 
   private struct State {
     var owner: Owner?
-    var queue: [(token: Int, mock: URLSessionMock, waiter: Waiter)] = []
+    var queue: [(token: Int, mock: URLSessionMock, relay: TestContextRelay?, waiter: Waiter)] = []
     var nextToken = 1
+    /// Requests taken in `canInit` and not started yet, oldest first.
+    var tickets: [Ticket] = []
     /// Whether `URLSession.shared` routes through the dispatcher, once the probe has told.
     var routes: Bool?
     /// Tests waiting for scopes to queue up (``waitUntilWaiting(_:)``).
@@ -83,6 +145,12 @@ package enum SharedSessionGate {
     }
   }
 
+  /// How many taken requests wait to be started at most; the oldest goes first. A ticket is
+  /// kept after its turn ends, so that a request started late is refused rather than answered
+  /// by the next scope's mock; only requests that URL loading asked about and never started (a
+  /// task cancelled before it began) are left behind.
+  private static let maximumTickets = 256
+
   private static let state = Locked(State())
   /// Whether the dispatcher is registered. A lock of its own: registering takes Foundation's
   /// lock, under which Foundation calls `canInit`, which takes `state`'s; the two are never
@@ -92,8 +160,51 @@ package enum SharedSessionGate {
   /// The turn of the scope that the current task is inside, if any.
   @TaskLocal static var heldToken: Int?
 
-  /// The mock that answers `URLSession.shared` now, if a scope is active.
-  static var activeMock: URLSessionMock? { state.withLock { $0.owner?.mocks.last } }
+  // MARK: Placing requests
+
+  /// Whether the active scope takes `request` (the dispatcher's `canInit`): `false` with no
+  /// scope active, and for a request the gate can tell comes from outside the scope's task
+  /// tree. Corelibs asks it inside `resume()`, on the caller's thread, so ``heldToken`` is the
+  /// caller's.
+  static func admits(_ request: URLRequest) -> Bool {
+    let held = heldToken
+    let onATask = withUnsafeCurrentTask { $0 != nil }
+    return state.withLock { state in
+      guard let owner = state.owner else { return false }
+      let placed = held == owner.token
+      // Another scope's token (a task made in a scope that has ended), or a task with none.
+      if !placed, held != nil || onATask { return false }
+      if state.tickets.count >= maximumTickets { state.tickets.removeFirst() }
+      state.tickets.append(Ticket(request: request, token: owner.token, placed: placed))
+      return true
+    }
+  }
+
+  /// The mock that answers `request`, which ``admits(_:)`` took, and the context its reports go
+  /// to; `nil` when the turn it was taken for has ended. A request the gate could not place is
+  /// noted for the scope's warning.
+  static func admission(for request: URLRequest) -> (
+    mock: URLSessionMock, relay: TestContextRelay?
+  )? {
+    state.withLock { state in
+      // The active turn's ticket first: an equal request of an ended turn may still wait.
+      let active = state.owner?.token
+      let index =
+        state.tickets.firstIndex { $0.token == active && $0.request == request }
+        ?? state.tickets.firstIndex { $0.request == request }
+      let ticket = index.map { state.tickets.remove(at: $0) }
+      guard var owner = state.owner, let last = owner.levels.indices.last else { return nil }
+      // Taken for a turn that has ended: it must not reach the mock of the next one.
+      if let ticket, ticket.token != owner.token { return nil }
+      // No ticket (URL loading started a request it asked about elsewhere, or long ago): the
+      // active scope answers it, as one it cannot place.
+      if ticket?.placed != true {
+        owner.levels[last].unplaced.note(request)
+        state.owner = owner
+      }
+      return (owner.levels[last].mock, owner.relay)
+    }
+  }
 
   // MARK: Installing and probing
 
@@ -191,7 +302,7 @@ package enum SharedSessionGate {
     guard let held = heldToken else { return nil }
     return state.withLock { state -> Int? in
       guard var owner = state.owner, owner.token == held else { return nil }
-      owner.mocks.append(mock)
+      owner.levels.append(Level(mock: mock))
       state.owner = owner
       return held
     }
@@ -204,18 +315,26 @@ package enum SharedSessionGate {
     }
   }
 
+  /// The test context of a scope that begins a turn, captured on its own task. On a thread of
+  /// its own, so that a report still gets through while the scope's test blocks its thread (the
+  /// synchronous form waiting for a completion handler).
+  private static func captureContext() -> TestContextRelay? {
+    TestContextRelay.captureIfInTest(onThreadOfItsOwn: true)
+  }
+
   /// Makes `mock` the one that answers, once it is this scope's turn; returns the token that
   /// leaves the scope.
   static func enter(_ mock: URLSessionMock) async -> Int {
     if let nested = enterNested(mock) { return nested }
     let token = takeToken()
+    let relay = captureContext()
     await withCheckedContinuation { continuation in
       let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
         guard state.owner != nil else {
-          state.owner = Owner(token: token, mocks: [mock])
+          state.owner = Owner(token: token, relay: relay, levels: [Level(mock: mock)])
           return (true, [])
         }
-        state.queue.append((token, mock, .suspended(continuation)))
+        state.queue.append((token, mock, relay, .suspended(continuation)))
         return (false, state.satisfiedObservers())
       }
       if now { continuation.resume() }
@@ -228,13 +347,14 @@ package enum SharedSessionGate {
   static func enterBlocking(_ mock: URLSessionMock) -> Int {
     if let nested = enterNested(mock) { return nested }
     let token = takeToken()
+    let relay = captureContext()
     let turn = DispatchSemaphore(value: 0)
     let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
       guard state.owner != nil else {
-        state.owner = Owner(token: token, mocks: [mock])
+        state.owner = Owner(token: token, relay: relay, levels: [Level(mock: mock)])
         return (true, [])
       }
-      state.queue.append((token, mock, .blocked(turn)))
+      state.queue.append((token, mock, relay, .blocked(turn)))
       return (false, state.satisfiedObservers())
     }
     for observer in observers { observer.resume() }
@@ -243,26 +363,31 @@ package enum SharedSessionGate {
   }
 
   /// Leaves the innermost scope of the turn `token`; when that was the outermost, hands the
-  /// turn to the next scope waiting, if any.
-  static func leave(_ token: Int) {
-    let (left, next) = state.withLock { state -> (URLSessionMock?, Waiter?) in
-      guard var owner = state.owner, owner.token == token else { return (nil, nil) }
-      let left = owner.mocks.popLast()
-      guard owner.mocks.isEmpty else {
+  /// turn to the next scope waiting, if any. Returns the requests the scope answered without
+  /// being able to tell where they came from.
+  static func leave(_ token: Int) -> Unplaced {
+    let (left, ended, next) = state.withLock {
+      state -> (Level?, TestContextRelay?, Waiter?) in
+      guard var owner = state.owner, owner.token == token else { return (nil, nil, nil) }
+      let left = owner.levels.popLast()
+      guard owner.levels.isEmpty else {
         state.owner = owner
-        return (left, nil)
+        return (left, nil, nil)
       }
       guard !state.queue.isEmpty else {
         state.owner = nil
-        return (left, nil)
+        return (left, owner.relay, nil)
       }
       let first = state.queue.removeFirst()
-      state.owner = Owner(token: first.token, mocks: [first.mock])
-      return (left, first.waiter)
+      state.owner = Owner(token: first.token, relay: first.relay, levels: [Level(mock: first.mock)])
+      return (left, owner.relay, first.waiter)
     }
-    // Released here, outside the lock: a mock's stubs may hold closures of the test.
+    // Ended and released here, outside the lock: a mock's stubs may hold closures of the test.
+    ended?.close()
+    let unplaced = left?.unplaced ?? Unplaced()
     withExtendedLifetime(left) {}
     next?.wake()
+    return unplaced
   }
 
   /// Suspends until at least `count` scopes wait for their turn (for the package's tests, which

@@ -75,9 +75,9 @@ extension URLSessionMock {
   /// Runs `body` with `URLSession.shared` answered by this mock, and returns what it returns.
   ///
   /// For code that calls `URLSession.shared` where you cannot change it (inside a third-party
-  /// SDK): for the duration of `body`, every request made through `URLSession.shared` (and
-  /// whatever else honours `URLProtocol.registerClass`) is answered by this mock. Code outside
-  /// the scope is never intercepted, and the interception ends when `body` returns or throws.
+  /// SDK): for the duration of `body`, the requests that `body` makes through
+  /// `URLSession.shared` (and whatever else honours `URLProtocol.registerClass`) are answered by
+  /// this mock, and the interception ends when `body` returns or throws.
   ///
   /// ```swift
   /// let mock = URLSessionMock()
@@ -91,6 +91,23 @@ extension URLSessionMock {
   /// active at a time in the whole process. A scope entered while another is active waits for
   /// it to end, suspending without blocking a thread; scopes nested in the active one on the
   /// same task (of the same mock or another) do not wait, and the innermost one answers.
+  ///
+  /// The scope's requests are those resumed in its task tree: in `body`, its child tasks and
+  /// the tasks `Task { }` makes there, with `async`/`await` or a completion-handler task resumed
+  /// there. A request resumed on another Swift task (a parallel test, `Task.detached`, a task
+  /// that outlived an earlier scope) goes on as if no scope were open. A request resumed where
+  /// no Swift task runs (inside a completion handler, on a dispatch queue or a thread of its
+  /// own) cannot be told apart: the scope answers it, and when the scope ends it reports one
+  /// warning to its test naming such requests. What the mock reports while it answers (an
+  /// unmatched request) is recorded in the scope's test, whichever thread URL loading uses.
+  ///
+  /// > Important: A scope serializes the process's use of `URLSession.shared`: while it is
+  /// > active, it answers every request of `URLSession.shared` that it cannot place, whichever
+  /// > test made it. Run the tests that use `URLSession.shared` one at a time (one suite marked
+  /// > `.serialized`, with the tests that open scopes), or inject a session. How much the scope
+  /// > can tell depends on where URL loading asks for a protocol: corelibs Foundation (Linux)
+  /// > asks inside the task's `resume()`, on the caller's thread; URL loading that asks on a
+  /// > thread of its own leaves every request to the warning.
   ///
   /// > Important: On Linux, `URLSession.shared` copies the registered protocol classes when it
   /// > is first used. If anything used it before the first scope, its requests cannot be
@@ -111,12 +128,10 @@ extension URLSessionMock {
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
     _ body: () async throws -> Result
   ) async rethrows -> Result {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let token = await SharedSessionGate.enter(self)
-    defer { SharedSessionGate.leave(token) }
-    if !(await SharedSessionGate.sharedSessionRoutes()) {
-      reportSharedSessionNotRouted(
-        CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
+    defer { reportUnplaced(SharedSessionGate.leave(token), at: site) }
+    if !(await SharedSessionGate.sharedSessionRoutes()) { reportSharedSessionNotRouted(site) }
     return try await SharedSessionGate.$heldToken.withValue(token) { try await body() }
   }
 
@@ -136,12 +151,10 @@ extension URLSessionMock {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column, _ body: () throws -> Result
   ) rethrows -> Result {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let token = SharedSessionGate.enterBlocking(self)
-    defer { SharedSessionGate.leave(token) }
-    if !SharedSessionGate.sharedSessionRoutesBlocking() {
-      reportSharedSessionNotRouted(
-        CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
+    defer { reportUnplaced(SharedSessionGate.leave(token), at: site) }
+    if !SharedSessionGate.sharedSessionRoutesBlocking() { reportSharedSessionNotRouted(site) }
     return try SharedSessionGate.$heldToken.withValue(token) { try body() }
   }
 
@@ -164,6 +177,29 @@ extension URLSessionMock {
   /// ```
   public static func installSharedSessionDispatcher() {
     SharedSessionGate.install()
+  }
+
+  /// Warns, once per scope, about the requests it answered without being able to tell that they
+  /// came from its task tree.
+  private func reportUnplaced(_ unplaced: SharedSessionGate.Unplaced, at site: CallSite) {
+    guard unplaced.count > 0 else { return }
+    let more = unplaced.count - unplaced.requests.count
+    let list =
+      unplaced.requests.map { "\n  \($0)" }.joined()
+      + (more > 0 ? "\n  and \(more) more" : "")
+    let requests = unplaced.count == 1 ? "1 request" : "\(unplaced.count) requests"
+    core.reporter.warn(
+      "interceptingSharedSession answered \(requests) through URLSession.shared that it could "
+        + "not tell came from this scope:\(list)\nThey were made where no Swift task runs (a "
+        + "completion handler, a dispatch queue, a thread of its own), so the scope's mark was "
+        + "not there to read. While a scope is active it answers every such request in the "
+        + "process, whichever test made it: the shared-session scope serializes the process's "
+        + "use of URLSession.shared. If these came from this test, nothing is wrong (make them "
+        + "from the scope's task, with async/await or a task resumed in the scope, and this "
+        + "warning goes). If another test used URLSession.shared at the same time, it got this "
+        + "mock's answers: run the tests that use URLSession.shared one at a time (one suite, "
+        + "marked .serialized), or give the code under test a session from "
+        + "mock.makeURLSession().", at: site)
   }
 
   private func reportSharedSessionNotRouted(_ site: CallSite) {

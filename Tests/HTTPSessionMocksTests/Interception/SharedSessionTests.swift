@@ -10,9 +10,11 @@ import Testing
 /// `interceptingSharedSession`: `URLSession.shared` answered by a mock, one scope at a time.
 ///
 /// The requests go to a closed loopback port, so that one the mock did not answer fails at once
-/// (connection refused) and never leaves the machine. The tests run one after another: what
-/// happens outside a scope can only be seen while no other test holds one (the scope is
-/// process-wide by nature; that is what it is for).
+/// (connection refused) and never leaves the machine. The tests run one after another, as the
+/// documentation asks of tests that use `URLSession.shared`: a scope answers every request it
+/// cannot place, whichever test made it, and `waitUntilWaiting(_:)` counts the scopes of the
+/// whole process. (Requests from outside the scopes' task trees, in parallel with them, are in
+/// `SharedSessionIsolationTests`, against a live loopback server.)
 @Suite(.serialized) struct SharedSessionTests {
   private static let closed = "http://127.0.0.1:9"
 
@@ -132,6 +134,91 @@ import Testing
     }
     #expect(status == 404)
     #expect(mock.unmatchedRequests.count == 1)
+  }
+
+  @Test func aReportOfTheScopesMockReachesTheScopesTest() async throws {
+    // The mock is made outside the capture scope, and URL loading makes the protocol object of a
+    // `URLSession.shared` data task on a background thread (its URL cache is looked up first):
+    // only the context the scope captured can bring the report into the scope.
+    let mock = mock(answering: "unused")
+    let (code, reports) = await withCapturedReports {
+      await mock.interceptingSharedSession { () async -> URLError.Code? in
+        do {
+          _ = try await body(of: "/nothing")
+          return nil
+        } catch {
+          return (error as? URLError)?.code
+        }
+      }
+    }
+    #expect(code == .resourceUnavailable)
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("GET \(Self.closed)/nothing") == true)
+  }
+
+  @Test func aTaskMadeInAScopeThatHasEndedIsNotAnsweredByTheNextScope() async throws {
+    let first = mock(answering: "first")
+    let second = mock(answering: "second")
+    let (go, goOutlet) = AsyncStream<Void>.makeStream()
+    let late = await first.interceptingSharedSession { () async -> Task<String?, Never> in
+      Task {
+        for await _ in go { break }
+        return try? await body(of: "/who")
+      }
+    }
+    let answer = await second.interceptingSharedSession { () async -> String? in
+      goOutlet.yield()
+      return await late.value
+    }
+    #expect(answer == nil, "the request should have gone on to the closed port")
+    #expect(first.requests.isEmpty)
+    #expect(second.requests.isEmpty)
+  }
+
+  @Test func aDetachedTaskIsOutsideTheScope() async throws {
+    let mock = mock(answering: "mocked")
+    let answer = await mock.interceptingSharedSession {
+      await Task.detached { try? await body(of: "/who") }.value
+    }
+    #expect(answer == nil, "the request should have gone on to the closed port")
+    #expect(mock.requests.isEmpty)
+  }
+
+  @Test func requestsTheScopeCannotPlaceAreAnsweredAndNamedInOneWarning() async throws {
+    let mock = mock(answering: "mocked")
+    mock.stub(.get("/again"), with: .text("again"))
+    mock.stub(.get("/thread"), with: .text("thread"))
+    let url = { @Sendable (path: String) in URL(string: Self.closed + path)! }
+    let (texts, reports) = await withCapturedReports {
+      await mock.interceptingSharedSession { () async -> [String?] in
+        // A completion handler runs on URLSession's delegate queue and a Thread on its own: no
+        // Swift task, so nothing tells the scope where their requests come from.
+        let chained = await withCheckedContinuation { continuation in
+          URLSession.shared.dataTask(with: url("/who")) { first, _, _ in
+            URLSession.shared.dataTask(with: url("/again")) { second, _, _ in
+              continuation.resume(returning: [first, second])
+            }.resume()
+          }.resume()
+        }
+        let threaded = await withCheckedContinuation { continuation in
+          Thread {
+            URLSession.shared.dataTask(with: url("/thread")) { data, _, _ in
+              continuation.resume(returning: data)
+            }.resume()
+          }.start()
+        }
+        return (chained + [threaded]).map { $0.map { String(decoding: $0, as: UTF8.self) } }
+      }
+    }
+    #expect(texts == ["mocked", "again", "thread"])
+    #expect(reports.count == 1)
+    let report = try #require(reports.first)
+    #expect(report.severity == .warning)
+    #expect(report.message.contains("GET \(Self.closed)/again"))
+    #expect(report.message.contains("GET \(Self.closed)/thread"))
+    #expect(
+      !report.message.contains("GET \(Self.closed)/who"), "that one came from the scope's task")
+    #expect(report.message.contains(".serialized"))
   }
 
   @Test func aSharedSessionThatCannotBeInterceptedFailsTheTestSayingWhy() async throws {
