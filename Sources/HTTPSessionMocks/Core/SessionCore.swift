@@ -308,10 +308,12 @@ final class SessionCore: Sendable {
     let (policy, table) = state.withLock { state -> (UnmatchedRequestPolicy.Kind, StubTable?) in
       let policy = state.policy.kind
       if case .fail = policy {
-        state.records.recordUnmatched(request, reported: true)
+        state.records.recordUnmatched(
+          request, taskIdentifier: task.taskIdentifier, reported: true)
         return (policy, state.stubs)
       }
-      state.records.recordUnmatched(request, reported: false)
+      state.records.recordUnmatched(
+        request, taskIdentifier: task.taskIdentifier, reported: false)
       return (policy, nil)
     }
     switch policy {
