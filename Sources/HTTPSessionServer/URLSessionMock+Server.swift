@@ -15,15 +15,19 @@ extension URLSessionMock {
   ///   - host: A loopback address: `127.0.0.1` (the default), another `127.x.y.z`, `::1` or
   ///     `localhost`. Any other host throws ``ServerError``, so a test never serves its stubs
   ///     to the network.
-  ///   - limits: The limits on heads, bodies, connections and timeouts.
+  ///   - limits: The limits on heads, bodies, connections and timeouts, and on this mock's
+  ///     journal, which from now on keeps only the newest
+  ///     ``ServerLimits/maxJournalExchanges`` requests (see ``ServerLimits``).
   /// - Throws: ``ServerError`` when the host is not loopback or the socket cannot be bound.
   public func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits()
   ) throws -> LoopbackServer {
     let context = ReportContext()
-    return try LoopbackServer(
+    let server = try LoopbackServer(
       handler: MockExchangeHandler(mock: self, context: context), context: context, host: host,
       port: port, limits: limits)
+    boundJournal(by: limits)
+    return server
   }
 
   /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:)``, for the
@@ -41,9 +45,16 @@ extension URLSessionMock {
     origin: URLComponents? = nil, observer: (@Sendable (ServedRequest) -> Void)?
   ) throws -> LoopbackServer {
     let context = ReportContext()
-    return try LoopbackServer(
+    let server = try LoopbackServer(
       handler: MockExchangeHandler(
         mock: self, origin: origin, observer: observer, context: context),
       context: context, host: host, port: port, limits: limits)
+    boundJournal(by: limits)
+    return server
+  }
+
+  /// A served mock runs for as long as its clients do: its journal keeps the newest exchanges.
+  private func boundJournal(by limits: ServerLimits) {
+    boundJournal(toLast: limits.maxJournalExchanges, bodyBytes: limits.maxJournalBodyBytes)
   }
 }

@@ -19,7 +19,8 @@ import HTTPSessionServer
 
 let usage = """
   usage: stub-server BUNDLE [--port N] [--host H] [--origin URL] [--directory DIR]
-         stub-server --directory DIR [--port N] [--host H]
+                            [--journal N]
+         stub-server --directory DIR [--port N] [--host H] [--journal N]
 
   Serves the stubs of BUNDLE over HTTP on the loopback interface: a folder holding
   bundle.json (ours or a MockingBird Mock-Bundle), a bundle .json file or a .har file.
@@ -33,6 +34,8 @@ let usage = """
                      absolute URLs (HAR files, MockingBird's ://host/path) match
     --directory DIR  also serve the files under DIR at / (the bundle's stubs win where
                      they match)
+    --journal N      keep the newest N requests in memory (default 10000; 0 for none), so
+                     that a long-running server keeps bounded memory
     -h, --help       show this help
 
   The first line of standard output is the server's base URL, such as
@@ -112,6 +115,7 @@ struct Options {
   var host = "127.0.0.1"
   var directory: String?
   var origin: URLComponents?
+  var limits = ServerLimits()
 }
 
 /// Reads the command line; `--name value` and `--name=value` both work.
@@ -151,6 +155,12 @@ func parse(_ arguments: [String]) -> Options {
       options.origin = parts
     case "--directory":
       options.directory = value(of: name, inline: inline)
+    case "--journal":
+      let text = value(of: name, inline: inline)
+      guard let count = Int(text), count >= 0 else {
+        fail("--journal expects a number of requests, 0 or more, got \"\(text)\"")
+      }
+      options.limits.maxJournalExchanges = count
     default:
       if argument.hasPrefix("-") { fail("unknown option \(argument)", showingUsage: true) }
       if let bundle = options.bundle {
@@ -187,9 +197,9 @@ if let path = options.bundle {
 
 let server: LoopbackServer
 do {
-  server = try mock.startServer(port: options.port, host: options.host, origin: options.origin) {
-    served in emit(withoutOwnSite(served.description))
-  }
+  server = try mock.startServer(
+    port: options.port, host: options.host, limits: options.limits, origin: options.origin
+  ) { served in emit(withoutOwnSite(served.description)) }
 } catch {
   fail("cannot start the server: \(error)")
 }
