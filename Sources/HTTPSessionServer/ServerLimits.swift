@@ -60,9 +60,9 @@ public struct ServerLimits: Sendable, Equatable {
   /// keeps bounded memory. 0 keeps none. 10,000 by default.
   public var maxJournalExchanges: Int
   /// The most bytes of a request or response body that the journal of the served mock keeps;
-  /// a longer body keeps this prefix and its full size (``HTTPSessionMocks/Exchange/requestBodyByteCount``,
-  /// ``HTTPSessionMocks/Exchange/bodyByteCount``). The mock itself, its stubs and the client
-  /// see the whole body. 1 MiB by default.
+  /// a longer body keeps this prefix and its full size (`Exchange.requestBodyByteCount`,
+  /// `Exchange.bodyByteCount`). The mock itself, its stubs and the client see the whole body.
+  /// 1 MiB by default.
   public var maxJournalBodyBytes: Int
 
   /// Creates limits; every parameter has the default described on its property.

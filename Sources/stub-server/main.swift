@@ -175,6 +175,18 @@ func parse(_ arguments: [String]) -> Options {
   return options
 }
 
+#if canImport(Glibc)
+  // Bodies of megabytes come and go. After the first such buffer is freed, glibc's malloc raises
+  // its mmap threshold and keeps later ones in its heaps, so a few large requests would hold
+  // their memory for as long as the server runs; with a fixed threshold each large buffer goes
+  // back to the system when it is freed. (This process is the tool's own: no library sets it.)
+  // `mallopt` and `M_MMAP_THRESHOLD` (-3) are not in Swift's Glibc module: looked up by name.
+  if let symbol = dlsym(nil, "mallopt") {
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(-3, 128 * 1024)
+  }
+#endif
+
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 let mock = URLSessionMock()
 if let directory = options.directory {

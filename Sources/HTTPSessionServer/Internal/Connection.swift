@@ -160,7 +160,11 @@ final class Connection: @unchecked Sendable {
         break
       }
       if let head = parser.pendingHead {
-        if body == nil { body = BodyWatch(from: Self.now(), limits: limits) }
+        if body == nil {
+          // The body bytes that came with the head count in the first period.
+          body = BodyWatch(from: Self.now(), limits: limits)
+          body?.received(parser.bufferedByteCount)
+        }
         if head.expectsContinue, !continued {
           continued = true
           guard writeAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
