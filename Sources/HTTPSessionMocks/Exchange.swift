@@ -15,9 +15,12 @@ import Foundation
 /// #expect(exchange.answeredBy == "GET /users/{login} (registered at UserTests.swift:12)")
 /// ```
 ///
-/// Bodies are kept up to ``bodyLimit`` bytes; ``bodyByteCount`` always says the full size.
+/// Response bodies are kept up to ``bodyLimit`` bytes; ``bodyByteCount`` always says the full
+/// size. The journal of a mock that a loopback server serves keeps request and response bodies
+/// up to a smaller limit of its own (`ServerLimits.maxJournalBodyBytes`, 1 MiB by default);
+/// there ``requestBodyByteCount`` says the request body's full size.
 public struct Exchange: Sendable, CustomStringConvertible {
-  /// The most body bytes an exchange keeps (4 MiB); a longer body is cut there.
+  /// The most response body bytes an exchange keeps (4 MiB); a longer body is cut there.
   public static let bodyLimit = 4 << 20
 
   // The parts are references or plain values, so that recording an exchange (on the hot path
@@ -26,6 +29,8 @@ public struct Exchange: Sendable, CustomStringConvertible {
   private let answer: Answer
   private let stub: StubTable.Origin?
   private let doorway: Door
+  /// The size of the request's body when the journal cut it, else `nil`.
+  private let cutRequestBodyByteCount: Int?
 
   init(
     taskIdentifier: Int, request: URLRequest, answer: Answer, stub: StubTable.Definition?,
@@ -36,15 +41,43 @@ public struct Exchange: Sendable, CustomStringConvertible {
     self.answer = answer.keepingAtMost(Self.bodyLimit)
     self.stub = stub?.origin
     self.doorway = door
+    self.cutRequestBodyByteCount = nil
+  }
+
+  private init(_ exchange: Exchange, request: URLRequest, answer: Answer, cut: Int?) {
+    self.taskIdentifier = exchange.taskIdentifier
+    self.request = request
+    self.answer = answer
+    self.stub = exchange.stub
+    self.doorway = exchange.doorway
+    self.cutRequestBodyByteCount = cut
+  }
+
+  /// This exchange as a bounded journal keeps it: the response body cut at `limit` bytes, and
+  /// `request` (the request with its body cut there) in place of the request, whose body had
+  /// `requestBodyByteCount` bytes.
+  func keepingBodies(atMost limit: Int, request: URLRequest, requestBodyByteCount: Int)
+    -> Exchange
+  {
+    let answer = answer.keepingAtMost(limit)
+    let cut = requestBodyByteCount > limit ? requestBodyByteCount : nil
+    if answer === self.answer, cut == nil { return self }
+    return Exchange(self, request: request, answer: answer, cut: cut)
   }
 
   /// The `taskIdentifier` of the task that sent the request.
   public let taskIdentifier: Int
-  /// The request as sent, with its body.
+  /// The request as sent, with its body (in a served mock's journal, a body longer than
+  /// `ServerLimits.maxJournalBodyBytes` is cut there; ``requestBodyByteCount`` has its size).
   public let request: URLRequest
+  /// The full size of the request's body in bytes, also when the journal kept only a prefix.
+  public var requestBodyByteCount: Int {
+    cutRequestBodyByteCount ?? request.httpBody?.count ?? 0
+  }
   /// The response head, or `nil` when the exchange failed before one arrived.
   public var response: URLResponse? { answer.response }
-  /// The body as received, cut at ``bodyLimit`` bytes; `nil` when there was none.
+  /// The body as received, cut at ``bodyLimit`` bytes (or at a served mock's journal limit);
+  /// `nil` when there was none.
   public var body: Data? { answer.data }
   /// The response's HTTP status code, if it is an HTTP response.
   var statusCode: Int? { answer.statusCode }

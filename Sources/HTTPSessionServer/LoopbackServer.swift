@@ -43,7 +43,9 @@ import HTTPSessionMocks
 /// speaks HTTP/1.0 without `keep-alive`; pipelined requests are answered in order; request
 /// bodies may use `Content-Length` or chunked transfer encoding, and `Expect: 100-continue`
 /// is honoured. There is no TLS. The server enforces ``ServerLimits``; malformed requests get
-/// `400` (over-limit ones `413` or `431`) and a lingering close.
+/// `400` (over-limit ones `413` or `431`, too slow a body `408`) and a lingering close; a
+/// connection over the limit gets `503`. Starting a server bounds the mock's journal to its
+/// newest exchanges (``ServerLimits/maxJournalExchanges``).
 ///
 /// > Important: ``stop()`` closes every connection and returns only when no server thread can
 /// > call into the mock any more. A server that is released stops itself.

@@ -1,7 +1,9 @@
-/// The limits a ``LoopbackServer`` enforces on every connection.
+/// The limits a ``LoopbackServer`` enforces on every connection, and on the journal of the
+/// mock it serves.
 ///
-/// A server is an attack surface even on loopback, so each limit has a default that real
-/// clients never reach and a test can tighten:
+/// A server is an attack surface even on loopback, and `stub-server` runs for as long as its
+/// clients do, so each limit has a default that real clients never reach and a test can
+/// tighten:
 ///
 /// ```swift
 /// let server = try mock.startServer(limits: ServerLimits(headerTimeout: .milliseconds(200)))
@@ -9,6 +11,13 @@
 ///
 /// The timeouts are real time, not the mock's clock: they protect a socket, and a
 /// `VirtualClock` that nobody advances must not keep connections open forever.
+///
+/// > Important: Starting a server bounds the journal of the mock it serves, for as long as the
+/// > mock lives: it keeps the newest ``maxJournalExchanges`` requests and exchanges, and cuts
+/// > bodies at ``maxJournalBodyBytes``. `waitForRequests` still counts every request; `verify`
+/// > passes only when the requests the journal dropped cannot change its verdict, and
+/// > otherwise reports that it cannot tell. A test that sends more requests than that and
+/// > verifies all of them passes a larger limit.
 public struct ServerLimits: Sendable, Equatable {
   /// The most bytes the request line and the header fields may take together; a longer head
   /// gets `431 Request Header Fields Too Large`. 64 KiB by default.
@@ -16,14 +25,29 @@ public struct ServerLimits: Sendable, Equatable {
   /// The most bytes a request body may have; a longer body gets `413 Content Too Large`.
   /// 32 MiB by default.
   public var maxBodyBytes: Int
-  /// The most connections open at once; further connections are accepted and closed at once.
-  /// Each connection has one thread, so this also bounds the server's threads. 256 by default.
+  /// The most connections open at once; a further connection is answered
+  /// `503 Service Unavailable` with `Connection: close` and `Retry-After: 1` at once, and
+  /// closed. Each connection has one thread, so this also bounds the server's threads. 256 by
+  /// default.
   public var maxConnections: Int
   /// How long a client may take to send a request's head, from the connection's start or from
   /// the request's first byte; a slower client (slowloris) is disconnected. 10 s by default.
   public var headerTimeout: Duration
-  /// How long a keep-alive connection may sit idle between requests (or stall in a body)
-  /// before the server closes it. 30 s by default.
+  /// How long a client may take to send a request's body, from the end of its head to its
+  /// last byte, however steadily the bytes come; a slower body gets `408 Request Timeout` and
+  /// the connection closes. 30 s by default.
+  public var bodyTimeout: Duration
+  /// The slowest a request body may arrive: at least this many bytes in every period of
+  /// ``minBodyRatePeriod`` until the body is complete, or it gets `408 Request Timeout` and
+  /// the connection closes, so that clients trickling bodies cannot hold every connection.
+  /// 0 turns the check off. 4 KiB by default (with the default period, about 800 bytes a
+  /// second, and a client may pause for up to one period).
+  public var minBodyBytesPerPeriod: Int
+  /// The period over which ``minBodyBytesPerPeriod`` is measured, from the end of the head.
+  /// 5 s by default.
+  public var minBodyRatePeriod: Duration
+  /// How long a keep-alive connection may sit idle between requests before the server closes
+  /// it. 30 s by default.
   public var idleTimeout: Duration
   /// How long the server keeps reading and discarding after it answered a malformed or
   /// over-limit request with a 4xx, so that the client reads the status instead of a reset.
@@ -31,21 +55,37 @@ public struct ServerLimits: Sendable, Equatable {
   public var lingerTimeout: Duration
   /// The most bytes discarded during that lingering close. 1 MiB by default.
   public var lingerBytes: Int
+  /// The most requests and exchanges the journal of the served mock keeps (it keeps four
+  /// times as many events): the newest, older ones are dropped, so that a long-running server
+  /// keeps bounded memory. 0 keeps none. 10,000 by default.
+  public var maxJournalExchanges: Int
+  /// The most bytes of a request or response body that the journal of the served mock keeps;
+  /// a longer body keeps this prefix and its full size (`Exchange.requestBodyByteCount`,
+  /// `Exchange.bodyByteCount`). The mock itself, its stubs and the client see the whole body.
+  /// 1 MiB by default.
+  public var maxJournalBodyBytes: Int
 
   /// Creates limits; every parameter has the default described on its property.
   public init(
     maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 32 * 1024 * 1024,
     maxConnections: Int = 256, headerTimeout: Duration = .seconds(10),
-    idleTimeout: Duration = .seconds(30), lingerTimeout: Duration = .seconds(2),
-    lingerBytes: Int = 1024 * 1024
+    bodyTimeout: Duration = .seconds(30), minBodyBytesPerPeriod: Int = 4096,
+    minBodyRatePeriod: Duration = .seconds(5), idleTimeout: Duration = .seconds(30),
+    lingerTimeout: Duration = .seconds(2), lingerBytes: Int = 1024 * 1024,
+    maxJournalExchanges: Int = 10_000, maxJournalBodyBytes: Int = 1024 * 1024
   ) {
     self.maxHeadBytes = maxHeadBytes
     self.maxBodyBytes = maxBodyBytes
     self.maxConnections = maxConnections
     self.headerTimeout = headerTimeout
+    self.bodyTimeout = bodyTimeout
+    self.minBodyBytesPerPeriod = minBodyBytesPerPeriod
+    self.minBodyRatePeriod = minBodyRatePeriod
     self.idleTimeout = idleTimeout
     self.lingerTimeout = lingerTimeout
     self.lingerBytes = lingerBytes
+    self.maxJournalExchanges = maxJournalExchanges
+    self.maxJournalBodyBytes = maxJournalBodyBytes
   }
 }
 

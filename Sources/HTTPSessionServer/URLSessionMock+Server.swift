@@ -24,7 +24,9 @@ extension URLSessionMock {
   ///   - host: A loopback address: `127.0.0.1` (the default), another `127.x.y.z`, `::1` or
   ///     `localhost`. Any other host throws ``ServerError``, so a test never serves its stubs
   ///     to the network.
-  ///   - limits: The limits on heads, bodies, connections and timeouts.
+  ///   - limits: The limits on heads, bodies, connections and timeouts, and on this mock's
+  ///     journal, which from now on keeps only the newest
+  ///     ``ServerLimits/maxJournalExchanges`` requests (see ``ServerLimits``).
   ///   - origin: When set, each request's scheme, host and port are replaced with this URL's
   ///     before the mock sees it (the journal records the request as the mock saw it), so that
   ///     stubs written or recorded with absolute URLs answer requests to the server. An `http`
@@ -59,9 +61,16 @@ extension URLSessionMock {
       components = parts
     }
     let context = ReportContext()
-    return try LoopbackServer(
+    let server = try LoopbackServer(
       handler: MockExchangeHandler(
         mock: self, origin: components, observer: observer, context: context),
       context: context, host: host, port: port, limits: limits)
+    boundJournal(by: limits)
+    return server
+  }
+
+  /// A served mock runs for as long as its clients do: its journal keeps the newest exchanges.
+  private func boundJournal(by limits: ServerLimits) {
+    boundJournal(toLast: limits.maxJournalExchanges, bodyBytes: limits.maxJournalBodyBytes)
   }
 }

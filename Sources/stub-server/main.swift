@@ -19,7 +19,8 @@ import HTTPSessionServer
 
 let usage = """
   usage: stub-server BUNDLE [--port N] [--host H] [--origin URL] [--directory DIR]
-         stub-server --directory DIR [--port N] [--host H]
+                            [--journal N]
+         stub-server --directory DIR [--port N] [--host H] [--journal N]
 
   Serves the stubs of BUNDLE over HTTP on the loopback interface: a folder holding
   bundle.json (ours or a MockingBird Mock-Bundle), a bundle .json file or a .har file.
@@ -33,6 +34,8 @@ let usage = """
                      absolute URLs (HAR files, MockingBird's ://host/path) match
     --directory DIR  also serve the files under DIR at / (the bundle's stubs win where
                      they match)
+    --journal N      keep the newest N requests in memory (default 10000; 0 for none), so
+                     that a long-running server keeps bounded memory
     -h, --help       show this help
 
   The first line of standard output is the server's base URL, such as
@@ -112,6 +115,7 @@ struct Options {
   var host = "127.0.0.1"
   var directory: String?
   var origin: URLComponents?
+  var limits = ServerLimits()
 }
 
 /// Reads the command line; `--name value` and `--name=value` both work.
@@ -151,6 +155,12 @@ func parse(_ arguments: [String]) -> Options {
       options.origin = parts
     case "--directory":
       options.directory = value(of: name, inline: inline)
+    case "--journal":
+      let text = value(of: name, inline: inline)
+      guard let count = Int(text), count >= 0 else {
+        fail("--journal expects a number of requests, 0 or more, got \"\(text)\"")
+      }
+      options.limits.maxJournalExchanges = count
     default:
       if argument.hasPrefix("-") { fail("unknown option \(argument)", showingUsage: true) }
       if let bundle = options.bundle {
@@ -164,6 +174,18 @@ func parse(_ arguments: [String]) -> Options {
   }
   return options
 }
+
+#if canImport(Glibc)
+  // Bodies of megabytes come and go. After the first such buffer is freed, glibc's malloc raises
+  // its mmap threshold and keeps later ones in its heaps, so a few large requests would hold
+  // their memory for as long as the server runs; with a fixed threshold each large buffer goes
+  // back to the system when it is freed. (This process is the tool's own: no library sets it.)
+  // `mallopt` and `M_MMAP_THRESHOLD` (-3) are not in Swift's Glibc module: looked up by name.
+  if let symbol = dlsym(nil, "mallopt") {
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(-3, 128 * 1024)
+  }
+#endif
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 let mock = URLSessionMock()
@@ -188,10 +210,8 @@ if let path = options.bundle {
 let server: LoopbackServer
 do {
   server = try mock.startServer(
-    port: options.port, host: options.host, origin: options.origin?.url
-  ) {
-    served in emit(withoutOwnSite(served.description))
-  }
+    port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url
+  ) { served in emit(withoutOwnSite(served.description)) }
 } catch {
   fail("cannot start the server: \(error)")
 }

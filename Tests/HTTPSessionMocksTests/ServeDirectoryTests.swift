@@ -6,6 +6,13 @@ import Testing
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 @Suite struct ServeDirectoryTests {
   /// A site folder inside a parent that also holds a secret file, which must never be served.
@@ -146,5 +153,56 @@ import Testing
     let (data, response) = try await mock.data(for: URLRequest(url: url))
     #expect((response as? HTTPURLResponse)?.statusCode == 404, "\(attack.0)")
     #expect(!String(decoding: data, as: UTF8.self).contains("top secret"), "\(attack.0)")
+  }
+  // MARK: - Long paths
+
+  /// The live file system, counting the calls made through it.
+  private func countingFileSystem(_ calls: Shared<[String]>) -> DirectoryFiles.FileSystem {
+    let live = DirectoryFiles.FileSystem.live
+    return DirectoryFiles.FileSystem(
+      realPath: { path in
+        calls.withLock { $0.append("realPath") }
+        return live.realPath(path)
+      },
+      isDirectory: { path in
+        calls.withLock { $0.append("isDirectory") }
+        return live.isDirectory(path)
+      },
+      contents: { path in
+        calls.withLock { $0.append("contents") }
+        return live.contents(path)
+      })
+  }
+
+  @Test func aPathLongerThanPathMaxGets404WithoutTouchingTheFileSystem() async throws {
+    let site = try Site()
+    let calls = Shared<[String]>([])
+    let mock = URLSessionMock()
+    mock.serveDirectory(site.root, fileSystem: countingFileSystem(calls))
+    // 30,000 segments, 60 KB: refused while the path is read, before any file system call.
+    let long = String(repeating: "/a", count: 30_000)
+    #expect(try await get(mock, long).status == 404)
+    #expect(calls.current == [])
+    // Just over PATH_MAX in one segment, too.
+    let segment = "/" + String(repeating: "b", count: Int(PATH_MAX))
+    #expect(try await get(mock, segment).status == 404)
+    #expect(calls.current == [])
+  }
+
+  @Test func aDeepPathUnderPathMaxIsServedWithOneLookUp() async throws {
+    let site = try Site()
+    // 1,000 nested folders: 2,000 bytes of path below the root.
+    let relative = Array(repeating: "d", count: 1_000).joined(separator: "/")
+    let folder = site.root.appendingPathComponent(relative, isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data("deep".utf8).write(to: folder.appendingPathComponent("f.txt"))
+    let calls = Shared<[String]>([])
+    let mock = URLSessionMock()
+    mock.serveDirectory(site.root, fileSystem: countingFileSystem(calls))
+    let answer = try await get(mock, "/" + relative + "/f.txt")
+    #expect(answer.status == 200)
+    #expect(answer.body == "deep")
+    // The root, the file (joined once), whether it is a folder, its contents.
+    #expect(calls.current == ["realPath", "realPath", "isDirectory", "contents"])
   }
 }

@@ -447,7 +447,7 @@ import Testing
     #expect(mock.requests.isEmpty)
   }
 
-  @Test func connectionsOverTheLimitAreClosed() throws {
+  @Test func aConnectionOverTheLimitGets503WithRetryAfterAndIsClosed() throws {
     let mock = URLSessionMock()
     mock.stub(.any, with: .text("fine"))
     let server = try mock.startServer(limits: ServerLimits(maxConnections: 1))
@@ -457,11 +457,60 @@ import Testing
     #expect(first.readResponse()?.body == "fine")
     let second = try RawClient(port: server.port)
     second.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    let refused = second.readResponse()
+    #expect(refused?.status == 503)
+    #expect(refused?.headers["connection"] == "close")
+    #expect(refused?.headers["retry-after"] == "1")
+    #expect(refused?.body.contains("1 connections open") == true)
     #expect(second.closedWithoutData())
     first.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
     #expect(first.readResponse()?.body == "fine")
+    #expect(mock.requests.count == 2)
     #expect(server.limits.maxConnections == 1)
     #expect(ServerLimits().maxConnections == 256)
+  }
+
+  @Test func aBodyStillArrivingAtItsDeadlineGets408AndTheConnectionCloses() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    // No minimum rate: only the total deadline can end a body whose bytes keep coming.
+    let server = try mock.startServer(
+      limits: ServerLimits(bodyTimeout: .milliseconds(100), minBodyBytesPerPeriod: 0))
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2000\r\n\r\n")
+    // A byte at a time, each once the server has had 10 ms to answer and has not; the body
+    // never completes (a server without the deadline would wait for the rest).
+    var sent = 0
+    while sent < 1999, !client.hasDataToRead(withinMilliseconds: 10) {
+      client.send("x")
+      sent += 1
+    }
+    let answer = client.readResponse()
+    #expect(answer?.status == 408)
+    #expect(answer?.headers["connection"] == "close")
+    #expect(answer?.body.contains("did not arrive within") == true)
+    #expect(client.closedWithoutData())
+    #expect(mock.requests.isEmpty)
+    #expect(ServerLimits().bodyTimeout == .seconds(30))
+  }
+
+  @Test func aBodySlowerThanTheMinimumRateGets408() throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let server = try mock.startServer(
+      limits: ServerLimits(minBodyBytesPerPeriod: 1000, minBodyRatePeriod: .milliseconds(50)))
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nonly part")
+    let answer = client.readResponse()
+    #expect(answer?.status == 408)
+    #expect(answer?.headers["connection"] == "close")
+    #expect(answer?.body.contains("more slowly than 1000 bytes in") == true)
+    #expect(client.closedWithoutData())
+    #expect(mock.requests.isEmpty)
+    #expect(ServerLimits().minBodyBytesPerPeriod == 4096)
+    #expect(ServerLimits().minBodyRatePeriod == .seconds(5))
   }
 
   @Test func aSlowHeadIsDisconnected() throws {

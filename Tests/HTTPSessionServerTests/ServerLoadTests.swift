@@ -30,7 +30,9 @@ import Testing
     let mock = URLSessionMock()
     mock.stub(.post("/echo/{client}")) { request in .data(request.httpBody ?? Data()) }
     let descriptorsBefore = openDescriptorCount()
-    let server = try mock.startServer()
+    // Every request stays in the journal, to be verified below.
+    let server = try mock.startServer(
+      limits: ServerLimits(maxJournalExchanges: clients * perClient))
     let port = server.port
     let tally = Tally()
     let group = DispatchGroup()

@@ -317,10 +317,12 @@ final class SessionCore: Sendable {
       state -> (UnmatchedRequestPolicy.Kind, StubTable?, ReportRedaction) in
       let policy = state.policy.kind
       if case .fail = policy {
-        state.records.recordUnmatched(request, reported: true)
+        state.records.recordUnmatched(
+          request, taskIdentifier: task.taskIdentifier, reported: true)
         return (policy, state.stubs, state.reportRedaction)
       }
-      state.records.recordUnmatched(request, reported: false)
+      state.records.recordUnmatched(
+        request, taskIdentifier: task.taskIdentifier, reported: false)
       return (policy, nil, state.reportRedaction)
     }
     switch policy {

@@ -27,6 +27,8 @@ extension RecordingSession {
   /// The requests sent, in the order their tasks were resumed, bodies included.
   ///
   /// A task that was created but never resumed sent nothing and is not here; see ``events``.
+  /// A mock that a loopback server serves keeps only the newest requests (see
+  /// ``RequestJournal``).
   public var requests: [URLRequest] { journal.requests }
 
   /// The whole call log: every task's creation, resume, cancellation and completion.

@@ -9,6 +9,17 @@ import Foundation
 ///
 /// ``URLSessionMock`` and ``SpySession`` each own one, and expose its queries through
 /// ``RecordingSession``, so `mock.verify(...)` and `spy.verify(...)` are the same code.
+///
+/// A journal keeps everything, except the journal of a mock that a loopback server serves
+/// (`startServer`, the `stub-server` command), which runs for as long as its clients do: it
+/// keeps the newest `ServerLimits.maxJournalExchanges` requests, exchanges and unmatched
+/// requests (10,000 by default) and four times as many events, and cuts request and response
+/// bodies longer than `ServerLimits.maxJournalBodyBytes` (1 MiB) to that prefix (an
+/// ``Exchange`` keeps their full sizes). The queries return what is kept;
+/// ``waitForRequests(count:timeout:fileID:filePath:line:column:)`` and the count in
+/// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)`` go on counting every request;
+/// ``verify(_:called:fileID:filePath:line:column:)`` passes only when the dropped requests
+/// cannot change its verdict, and otherwise reports that it cannot tell.
 public final class RequestJournal: Sendable {
   /// The double's core, whose records this journal reads.
   let core: SessionCore
@@ -47,30 +58,78 @@ public final class RequestJournal: Sendable {
   // MARK: Verification
 
   /// Checks that `count` sent requests match `matcher`, and reports a failure if not.
+  ///
+  /// A journal that keeps everything (every mock's, until a loopback server serves it) counts
+  /// every request. The journal of a served mock keeps only the newest
+  /// `ServerLimits.maxJournalExchanges` requests: the requests it dropped may have matched, so
+  /// the true count lies between the kept matches and those plus the dropped requests. The
+  /// verification passes only when every count in that range is accepted; when some are and
+  /// some are not, it reports that it cannot tell, with the numbers.
   @discardableResult
   public func verify(
     _ matcher: RequestMatcher, called count: CallCount = .once, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) -> Bool {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    let (all, redaction) = core.withLock { ($0.records.requests, $0.reportRedaction) }
+    let (all, window, redaction) = keptRequests
     if let problem = invalidMatcherMessage(matcher) {
       reporter.fail(problem, at: site)
       return false
     }
-    let matching = all.filter(matcher.matches)
-    if count.accepts(matching.count) { return true }
+    let matching = all.filter(matcher.matches).count
+    let dropped = window?.dropped ?? 0
+    // The true count, given that every dropped request may or may not have matched.
+    let (most, overflow) = matching.addingReportingOverflow(dropped)
+    let possible = matching...(overflow ? Int.max : most)
+    if count.range.contains(possible.lowerBound), count.range.contains(possible.upperBound) {
+      return true
+    }
     let expectation = count == .never ? "never to be called" : "to be called \(count)"
+    if let window, count.range.overlaps(possible) {
+      reporter.fail(
+        "Cannot tell whether \(matcher.description(redacting: redaction)) was called \(count): \(window.explanation), and "
+          + "\(matching) of the kept ones match, so it was called between \(matching) and "
+          + "\(possible.upperBound) times. Verify before the journal fills, or start the "
+          + "server with a larger ServerLimits.maxJournalExchanges.", at: site)
+      return false
+    }
     var message =
       "Expected \(matcher.description(redacting: redaction)) \(expectation), but it was called "
-      + "\(CallCount.times(matching.count)).\n"
+      + "\(window == nil ? CallCount.times(matching) : "at least \(CallCount.times(matching))")"
+      + ".\n"
+    if let window { message += "(\(window.explanation).)\n" }
     message += NearMiss.requestReport(all, against: matcher, redaction)
     reporter.fail(message, at: site)
     return false
   }
 
+  /// What a bounded journal dropped, for reports: `nil` while it has dropped nothing.
+  struct DroppedWindow {
+    let kept: Int
+    let dropped: Int
+
+    /// `the journal keeps only the newest 10000 requests (ServerLimits...) and dropped 5 older`.
+    var explanation: String {
+      "the journal of this served mock keeps only the newest \(kept) requests "
+        + "(ServerLimits.maxJournalExchanges) and has dropped \(dropped) older ones"
+    }
+  }
+
+  /// The kept requests, and what the journal dropped before them, in one critical region.
+  private var keptRequests: ([URLRequest], DroppedWindow?, ReportRedaction) {
+    core.withLock { state in
+      let records = state.records
+      let dropped = records.droppedRequestCount
+      let window = dropped > 0 ? DroppedWindow(kept: records.limit ?? 0, dropped: dropped) : nil
+      return (records.requests, window, state.reportRedaction)
+    }
+  }
+
   /// Checks that requests matching `matchers` were sent in that relative order (other requests
   /// may come between them), and reports a failure if not.
+  ///
+  /// A served mock's journal keeps only its newest requests (`ServerLimits.maxJournalExchanges`):
+  /// the order is checked among those, and a failure says how many older ones were dropped.
   @discardableResult
   public func verifyInOrder(
     _ matchers: [RequestMatcher], fileID: StaticString = #fileID,
@@ -83,7 +142,7 @@ public final class RequestJournal: Sendable {
         return false
       }
     }
-    let (all, redaction) = core.withLock { ($0.records.requests, $0.reportRedaction) }
+    let (all, window, redaction) = keptRequests
     var position = 0
     var found: [Int] = []
     for (step, matcher) in matchers.enumerated() {
@@ -108,7 +167,9 @@ public final class RequestJournal: Sendable {
           let numbers = earlier.map { String($0 + 1) }.joined(separator: ", ")
           message += " (it matches request \(numbers), which came too early)"
         }
-        message += ".\nSent requests:\n"
+        message += ".\n"
+        if let window { message += "(\(window.explanation).)\n" }
+        message += "Sent requests:\n"
         message += NearMiss.numberedList(all, redaction)
         reporter.fail(message, at: site)
         return false
@@ -151,11 +212,15 @@ public final class RequestJournal: Sendable {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
-    let (unmatched, redaction) = core.withLock { ($0.records.unmatched, $0.reportRedaction) }
-    guard !unmatched.isEmpty else { return true }
-    let message =
-      "\(unmatched.count) request(s) matched no stub:\n"
-      + NearMiss.numberedList(unmatched, redaction)
+    let (unmatched, total, redaction) = core.withLock {
+      ($0.records.unmatched, $0.records.unmatchedCount, $0.reportRedaction)
+    }
+    guard total > 0 else { return true }
+    var message = "\(total) request(s) matched no stub"
+    if total > unmatched.count {
+      message += " (the journal of this served mock kept the newest \(unmatched.count))"
+    }
+    message += ":\n" + NearMiss.numberedList(unmatched, redaction)
     reporter.fail(
       message, at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     return false
@@ -179,6 +244,9 @@ public final class RequestJournal: Sendable {
   // MARK: Waiting
 
   /// Suspends until at least `count` requests have been sent.
+  ///
+  /// It counts every request since the double was made, also those that the bounded journal
+  /// of a served mock no longer keeps (`ServerLimits.maxJournalExchanges`).
   public func waitForRequests(
     count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -199,9 +267,11 @@ public final class RequestJournal: Sendable {
         core.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
       },
       timedOut: {
-        let (sent, redaction) = core.withLock { ($0.records.requests, $0.reportRedaction) }
+        let (sent, total, redaction) = core.withLock {
+          ($0.records.requests, $0.records.sentCount, $0.reportRedaction)
+        }
         var message =
-          "Expected \(count) request(s), but \(sent.count) were sent after waiting \(timeout) "
+          "Expected \(count) request(s), but \(total) were sent after waiting \(timeout) "
           + "of real time. Did the code under test issue its request, and resume its task?\n"
         if !sent.isEmpty {
           message += "Sent requests:\n" + NearMiss.numberedList(sent, redaction)

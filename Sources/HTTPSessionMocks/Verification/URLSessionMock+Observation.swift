@@ -14,8 +14,16 @@ extension URLSessionMock {
     // place: a copy of the journal held while the core appends would make every append copy
     // the whole journal.
     core.withLock { state in
-      state.records.exchanges.last { $0.taskIdentifier == taskIdentifier }
+      state.records.lastExchange { $0.taskIdentifier == taskIdentifier }
     }
+  }
+
+  /// Bounds the journal, for a mock that a long-running server answers: from now on it keeps
+  /// only the newest `count` requests and exchanges (see `ServerLimits.maxJournalExchanges`)
+  /// and cuts request and response bodies longer than `bodyBytes`. A tighter bound than an
+  /// earlier one wins; a mock that no server serves keeps everything.
+  package func boundJournal(toLast count: Int, bodyBytes: Int) {
+    core.withLock { $0.records.bound(toLast: count, bodyBytes: bodyBytes) }
   }
 
   /// The closest stub to `request` and what differed, on one line:

@@ -146,16 +146,19 @@ enum ResponseEncoder {
     !(100..<200).contains(status) && status != 204 && status != 304
   }
 
-  /// A `text/plain` response the server makes itself: a 404 with the near-miss report, or a
-  /// 4xx for a request it refused.
-  static func encodeText(status: Int, text: String, request: HTTPRequest?, keepsAlive: Bool)
-    -> [UInt8]
-  {
+  /// A `text/plain` response the server makes itself: a 404 with the near-miss report, a 4xx
+  /// for a request it refused, a 503 for a connection over the limit; `extraFields` follow
+  /// the framing and `Connection` fields.
+  static func encodeText(
+    status: Int, text: String, request: HTTPRequest?, keepsAlive: Bool,
+    extraFields: [(String, String)] = []
+  ) -> [UInt8] {
     let body = Array(text.utf8)
     var fields = [
       ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)),
     ]
     appendConnection(&fields, request: request, keepsAlive: keepsAlive)
+    fields += extraFields
     var bytes = head(status: status, fields: fields)
     if request?.method != "HEAD" { bytes.append(contentsOf: body) }
     return bytes

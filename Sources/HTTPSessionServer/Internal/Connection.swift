@@ -140,7 +140,8 @@ final class Connection: @unchecked Sendable {
     // The head of the first request must arrive within `headerTimeout` of the accept.
     var deadline = Self.now() + Self.nanoseconds(limits.headerTimeout)
     var idle = false
-    var inBody = false
+    /// Set while a request's body is arriving.
+    var body: BodyWatch?
     var continued = false
     while !isStopping {
       switch parser.next() {
@@ -148,7 +149,7 @@ final class Connection: @unchecked Sendable {
         reject(status: error.status, reason: error.reason)
         return
       case .request(let request):
-        inBody = false
+        body = nil
         continued = false
         guard exchange(request) else { return }
         idle = parser.isIdle
@@ -159,9 +160,10 @@ final class Connection: @unchecked Sendable {
         break
       }
       if let head = parser.pendingHead {
-        if !inBody {
-          inBody = true
-          deadline = Self.now() + Self.nanoseconds(limits.idleTimeout)
+        if body == nil {
+          // The body bytes that came with the head count in the first period.
+          body = BodyWatch(from: Self.now(), limits: limits)
+          body?.received(parser.bufferedByteCount)
         }
         if head.expectsContinue, !continued {
           continued = true
@@ -169,6 +171,13 @@ final class Connection: @unchecked Sendable {
         }
       }
       let now = Self.now()
+      if body != nil {
+        if let reason = body?.check(at: now) {
+          reject(status: 408, reason: reason)
+          return
+        }
+        deadline = body?.nextCheck ?? deadline
+      }
       guard now < deadline else { return }
       let timeout = Int32(clamping: (deadline - now) / 1_000_000 + 1)
       let ready = Socket.poll(
@@ -178,14 +187,60 @@ final class Connection: @unchecked Sendable {
       switch receive() {
       case .closed: return
       case .wouldBlock: continue
-      case .bytes:
+      case .bytes(let count):
         if idle {
           idle = false
           deadline = Self.now() + Self.nanoseconds(limits.headerTimeout)
-        } else if inBody {
-          deadline = Self.now() + Self.nanoseconds(limits.idleTimeout)
         }
+        body?.received(count)
       }
+    }
+  }
+
+  /// The limits on a request body while it arrives: a total deadline (``ServerLimits/bodyTimeout``)
+  /// and a minimum rate (``ServerLimits/minBodyBytesPerPeriod`` in every
+  /// ``ServerLimits/minBodyRatePeriod``), both counted from the end of the head.
+  struct BodyWatch {
+    private let deadline: UInt64
+    private let period: UInt64
+    private let required: Int
+    private var periodEnd: UInt64
+    private var periodBytes = 0
+    private let limits: ServerLimits
+
+    init(from start: UInt64, limits: ServerLimits) {
+      self.limits = limits
+      let total = Connection.nanoseconds(limits.bodyTimeout).addingReportingOverflow(start)
+      deadline = total.overflow ? UInt64.max : total.partialValue
+      required = limits.minBodyBytesPerPeriod
+      period = Connection.nanoseconds(limits.minBodyRatePeriod)
+      let end = period.addingReportingOverflow(start)
+      periodEnd = required <= 0 || period == 0 || end.overflow ? UInt64.max : end.partialValue
+    }
+
+    /// When the body must next be checked: its deadline, or the end of the current period.
+    var nextCheck: UInt64 { min(deadline, periodEnd) }
+
+    /// Counts body bytes that arrived.
+    mutating func received(_ count: Int) {
+      periodBytes += count
+    }
+
+    /// Why the body is too slow at `now`, or `nil` while it may go on (a new period starts
+    /// when one ended with enough bytes).
+    mutating func check(at now: UInt64) -> String? {
+      if now >= deadline {
+        return "The request body did not arrive within \(limits.bodyTimeout)."
+      }
+      guard now >= periodEnd else { return nil }
+      guard periodBytes >= required else {
+        return "The request body arrived more slowly than \(required) bytes in "
+          + "\(limits.minBodyRatePeriod) (\(periodBytes) bytes came in the last period)."
+      }
+      periodBytes = 0
+      let end = period.addingReportingOverflow(now)
+      periodEnd = end.overflow ? UInt64.max : end.partialValue
+      return nil
     }
   }
 

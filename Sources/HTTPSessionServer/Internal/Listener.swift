@@ -130,7 +130,17 @@ final class Listener: @unchecked Sendable {
 
   private func admit(_ client: Int32) {
     condition.lock()
-    guard !stopping, connections.count < max(limits.maxConnections, 1),
+    guard !stopping else {
+      condition.unlock()
+      Socket.closeDescriptor(client)
+      return
+    }
+    guard connections.count < max(limits.maxConnections, 1) else {
+      condition.unlock()
+      refuse(client)
+      return
+    }
+    guard
       let connection = try? Connection(
         fd: client, limits: limits, handler: handler, baseURL: baseURL)
     else {
@@ -150,5 +160,32 @@ final class Listener: @unchecked Sendable {
         descriptors -= 3
       }
     }
+  }
+
+  /// Answers a connection over ``ServerLimits/maxConnections`` with `503`, `Connection: close`
+  /// and `Retry-After: 1`, and closes it, on the accept thread and without waiting: the answer
+  /// fits in the new socket's empty send buffer. What the client has sent by then is read
+  /// (a bounded amount) before the close, so that the close does not reset the connection
+  /// before the client reads the answer.
+  private func refuse(_ client: Int32) {
+    let answer = ResponseEncoder.encodeText(
+      status: 503,
+      text: "The server has \(limits.maxConnections) connections open, its limit; try again.\n",
+      request: nil, keepsAlive: false, extraFields: [("Retry-After", "1")])
+    var sent = 0
+    while sent < answer.count {
+      let count = answer.withUnsafeBytes {
+        Socket.send(client, UnsafeRawBufferPointer(rebasing: $0[sent...]))
+      }
+      guard count > 0 else { break }
+      sent += count
+    }
+    Socket.shutdownWrite(client)
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+    for _ in 0..<4 {
+      guard case .bytes = scratch.withUnsafeMutableBytes({ Socket.receive(client, into: $0) })
+      else { break }
+    }
+    Socket.closeDescriptor(client)
   }
 }

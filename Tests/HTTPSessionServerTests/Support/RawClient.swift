@@ -80,6 +80,14 @@ final class RawClient {
     pending.isEmpty && readChunk() == nil
   }
 
+  /// Whether the server has sent something (or closed) within `milliseconds`: a bounded wait
+  /// on the socket, which paces a client that sends until the server answers.
+  func hasDataToRead(withinMilliseconds milliseconds: Int32) -> Bool {
+    if !pending.isEmpty { return true }
+    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, milliseconds) > 0
+  }
+
   /// Bytes received and not read yet.
   var bufferedByteCount: Int { pending.count }
 
