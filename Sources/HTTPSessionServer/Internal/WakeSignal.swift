@@ -1,0 +1,45 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Wakes a server thread that waits in `poll`, from any thread: the listener's accept thread
+/// and each connection's thread wait on one, beside their socket.
+///
+/// Package API for the package's own tests.
+package struct WakeSignal: Sendable {
+  /// The descriptor to wait on for `POLLIN`.
+  package let readDescriptor: Int32
+  /// The descriptor ``wake()`` writes to.
+  package let writeDescriptor: Int32
+
+  /// Opens the signal's two descriptors, non-blocking and close-on-exec.
+  package init() throws {
+    (readDescriptor, writeDescriptor) = try Socket.makePipe()
+  }
+
+  /// Makes ``readDescriptor`` readable; returns `false` if that failed (the signal is full,
+  /// which wakes the waiter already, or its reading end is gone).
+  @discardableResult
+  package func wake() -> Bool {
+    var byte: UInt8 = 1
+    return write(writeDescriptor, &byte, 1) == 1
+  }
+
+  /// Reads every pending wake, so that the next `poll` waits again.
+  package func drain() {
+    var bytes = [UInt8](repeating: 0, count: 64)
+    while read(readDescriptor, &bytes, bytes.count) > 0 {}
+  }
+
+  /// Closes both descriptors; the signal must not be used afterwards.
+  package func close() {
+    Socket.closeDescriptor(readDescriptor)
+    Socket.closeDescriptor(writeDescriptor)
+  }
+}
