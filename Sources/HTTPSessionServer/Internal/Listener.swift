@@ -102,7 +102,8 @@ final class Listener: @unchecked Sendable {
       condition.withLock { descriptors -= 1 }
     }
     while true {
-      let ready = Socket.poll([(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))], timeout: -1)
+      let ready = Socket.poll(
+        [(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))], timeout: -1)
       if ready[1] != 0 || condition.withLock({ stopping }) { return }
       guard ready[0] != 0 else { continue }
       accepting: while true {

@@ -41,8 +41,8 @@ package struct WakeSignal: Sendable {
   /// Reads every pending wake, so that the next `poll` waits again.
   package func drain() {
     var bytes = [UInt8](repeating: 0, count: 64)
-    while case .bytes = bytes.withUnsafeMutableBytes({ Socket.receive(readDescriptor, into: $0) })
-    {}
+    while case .bytes = bytes.withUnsafeMutableBytes({ Socket.receive(readDescriptor, into: $0) }) {
+    }
   }
 
   /// Closes both descriptors; the signal must not be used afterwards.
