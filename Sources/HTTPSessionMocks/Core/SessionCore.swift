@@ -72,12 +72,15 @@ final class SessionCore: Sendable {
   let ownerName: String
   /// Where the double was created: unmatched requests are reported here.
   let ownerSite: CallSite
+  /// How the double's reports speak of it and of what to do.
+  let voice: ReportVoice
   let reporter: FailureReporter
   let scheduler: Scheduler
   private let state: Locked<State>
 
   init(
-    answering: Answering, ownerName: String, ownerSite: CallSite, clock: (any Clock<Duration>)?
+    answering: Answering, ownerName: String, ownerSite: CallSite, clock: (any Clock<Duration>)?,
+    voice: ReportVoice = .code
   ) {
     self.answering = answering
     if case .stubs = answering { answersFromStubs = true } else { answersFromStubs = false }
@@ -88,7 +91,8 @@ final class SessionCore: Sendable {
     }
     self.ownerName = ownerName
     self.ownerSite = ownerSite
-    self.reporter = FailureReporter()
+    self.voice = voice
+    self.reporter = FailureReporter(speaker: voice.speaker)
     self.scheduler = Scheduler(clock: clock)
     self.state = Locked(State())
   }
@@ -319,7 +323,8 @@ final class SessionCore: Sendable {
       // A URLProtocol never sees an upload task's body: the report says so when it matters.
       let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
       let report = NearMiss.unmatchedReport(
-        request, table?.nearMisses(for: request) ?? [], bodyUnseen: bodyUnseen, door: task.door)
+        request, table?.nearMisses(for: request) ?? [], bodyUnseen: bodyUnseen, door: task.door,
+        voice: voice)
       reporter.fail(report, at: ownerSite)
       let error = URLError(
         .resourceUnavailable, for: request,
