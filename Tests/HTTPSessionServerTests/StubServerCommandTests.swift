@@ -351,6 +351,41 @@ import Testing
     }
   }
 
+  // MARK: - The log
+
+  @Test(
+    .enabled(
+      if: stubServer != nil && FileManager.default.isExecutableFile(atPath: "/bin/sh"),
+      "stub-server or /bin/sh was not found"))
+  func aLogThatNobodyReadsNeverHoldsAConnection() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    var bundle = MockBundle()
+    bundle.stub(.get("/items/{id}"), with: .status(204))
+    let file = temporary.appendingPathComponent("bundle.json")
+    try bundle.write(to: file)
+    // stub-server's output goes to a reader that takes the first line (the base URL) and then
+    // reads nothing more until the test closes its input; a pipe holds 64 KiB.
+    let script = #"""
+      exec 3<&0
+      "$0" --exit-with-parent "$1" <&3 | { head -n 1; read -r _ <&3; }
+      """#
+    let shell = try ChildProcess(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", script, try #require(Self.stubServer).path, file.path],
+      environment: cleanEnvironment())
+    defer { shell.stop() }
+    let base = try #require(shell.nextLine().flatMap(URL.init(string:)), "\(shell.errorText)")
+    // 200 log lines of 2 KiB each: far more than the pipe holds.
+    let id = String(repeating: "x", count: 2_000)
+    let url = base.appendingPathComponent("items/\(id)")
+    for number in 1...200 {
+      let (_, response) = try await get(url)
+      try #require(response.statusCode == 204, "request \(number)")
+    }
+    shell.closeInput()
+    #expect(shell.waitForOutputToClose(), "stub-server did not stop")
+  }
+
   // MARK: - Not outliving the parent
 
   @Test(
