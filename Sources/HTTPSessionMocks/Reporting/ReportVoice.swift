@@ -55,10 +55,10 @@ package struct ReportVoice: Sendable {
 
   // MARK: - What reports say
 
-  /// How a report names `stub`: `GET /users/{login} (registered at UserTests.swift:12)`, or
-  /// without the site.
-  func name(_ stub: StubTable.Origin) -> String {
-    citesStubSites ? stub.description : stub.matcher.description
+  /// How a report names a stub, given its matcher as the report shows it:
+  /// `GET /users/{login} (registered at UserTests.swift:12)`, or without the site.
+  func name(_ matcher: String, registeredAt site: CallSite) -> String {
+    citesStubSites ? "\(matcher) (registered at \(site))" : matcher
   }
 
   /// The lines a report of `request` gives when the mock has no stubs at all.

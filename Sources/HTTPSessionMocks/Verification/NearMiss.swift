@@ -75,7 +75,8 @@ enum NearMiss {
     if stubs.isEmpty { return text + voice.noStubsNote(for: request) }
     text += "Closest stubs:\n"
     for (number, stub) in stubs.prefix(limit).enumerated() {
-      text += "  \(number + 1). \(voice.name(stub.definition.origin))\n"
+      let name = voice.name("\(stub.definition.matcher)", registeredAt: stub.definition.site)
+      text += "  \(number + 1). \(name)\n"
       for reason in stub.reasons { text += "       - \(reason)\n" }
     }
     if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }

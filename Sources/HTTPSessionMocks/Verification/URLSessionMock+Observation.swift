@@ -24,7 +24,9 @@ extension URLSessionMock {
   package func nearMissSummary(for request: URLRequest) -> String {
     let misses = nearMisses(for: request)
     guard let closest = misses.first else { return core.voice.noStubsSummary }
-    var text = "closest: \(core.voice.name(closest.definition.origin))"
+    let name = core.voice.name(
+      "\(closest.definition.matcher)", registeredAt: closest.definition.site)
+    var text = "closest: \(name)"
     if !closest.reasons.isEmpty {
       text += ": " + closest.reasons.joined(separator: "; ")
     }
