@@ -58,10 +58,11 @@ extension ServedRequest {
     switch end {
     case .complete:
       let status = (exchange?.response as? HTTPURLResponse)?.statusCode
-      outcome = .answered(status: status, by: exchange?.answeredBy)
+      outcome = .answered(status: status, by: exchange.flatMap(mock.stubName(answering:)))
     case .failed(let error):
       outcome = .failed(
-        error: exchange?.errorSummary ?? String(describing: error), by: exchange?.answeredBy)
+        error: exchange?.errorSummary ?? String(describing: error),
+        by: exchange.flatMap(mock.stubName(answering:)))
     case .unmatched:
       outcome = .unmatched(summary: mock.nearMissSummary(for: request))
     }

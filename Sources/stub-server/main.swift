@@ -1,8 +1,9 @@
 // `swift run stub-server BUNDLE [--port N] [--host H] [--directory DIR]`: serves a MockBundle
 // (a MockingBird folder, our bundle.json, a HAR file) and optionally a folder of static files on
 // the loopback interface, with no Swift written. Prints the base URL as the first line of
-// standard output, then one line per request; stops on SIGINT or SIGTERM. Exits 0 when stopped
-// by a signal, 2 for bad arguments, an unreadable bundle or a server that cannot start.
+// standard output, then one line per request; stops on SIGINT or SIGTERM (and, with
+// --exit-with-parent, when its parent ends). Exits 0 when stopped so, 2 for bad arguments, an
+// unreadable bundle or a server that cannot start.
 
 import Dispatch
 import Foundation
@@ -19,7 +20,8 @@ import HTTPSessionServer
 
 let usage = """
   usage: stub-server BUNDLE [--port N] [--host H] [--origin URL] [--directory DIR]
-                            [--journal N]
+                     [--unmatched 404 | --unmatched passthrough URL] [--exit-with-parent]
+                     [--journal N]
          stub-server --directory DIR [--port N] [--host H] [--journal N]
 
   Serves the stubs of BUNDLE over HTTP on the loopback interface: a folder holding
@@ -34,6 +36,16 @@ let usage = """
                      absolute URLs (HAR files, MockingBird's ://host/path) match
     --directory DIR  also serve the files under DIR at / (the bundle's stubs win where
                      they match)
+    --unmatched 404  answer a request that no stub matches with a plain 404, without the
+                     report (by default the client gets 404 with the report as its body,
+                     and the report goes to standard error too)
+    --unmatched passthrough URL
+                     send a request that no stub matches on to URL's scheme, host and
+                     port, such as http://127.0.0.1:8080, and answer what it answers
+    --exit-with-parent
+                     stop when the process that started this one ends: when standard
+                     input reaches its end (the parent holds it open and never writes),
+                     and on Linux when the parent process dies
     --journal N      keep the newest N requests in memory (default 10000; 0 for none), so
                      that a long-running server keeps bounded memory
     -h, --help       show this help
@@ -41,29 +53,13 @@ let usage = """
   The first line of standard output is the server's base URL, such as
   http://127.0.0.1:54321; then one line per request: method, path, status and the stub
   that answered, or "unmatched" with the closest stub and what differed (the full report
-  goes to standard error). SIGINT (Ctrl-C) or SIGTERM stops the server.
+  goes to standard error). The lines are written by a thread of their own, so that a slow
+  reader never holds a connection. SIGINT (Ctrl-C) or SIGTERM stops the server.
 
   """
 
-/// Serializes the log lines of concurrent connections.
-let outputLock = NSLock()
-
-/// Writes one line to standard output at once: unbuffered, so that a reader sees it at once,
-/// and under `outputLock`, so that lines from two connections never interleave.
-func emit(_ line: String) {
-  let bytes = Array((line + "\n").utf8)
-  outputLock.withLock {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        return
-      }
-      offset += written
-    }
-  }
-}
+/// Standard output: the base URL, then one line per request.
+let log = LineWriter()
 
 /// Writes `message` to standard error and exits with status 2.
 func fail(_ message: String, showingUsage: Bool = false) -> Never {
@@ -72,24 +68,12 @@ func fail(_ message: String, showingUsage: Bool = false) -> Never {
   exit(2)
 }
 
-/// `line` without the call sites of this file (every stub is registered here, so
-/// ` (registered at stub_server/main.swift:140)` says nothing to the reader of the log).
-func withoutOwnSite(_ line: String) -> String {
-  var text = line
-  let marker = " (registered at \(#fileID):"
-  while let start = text.range(of: marker) {
-    guard let end = text[start.upperBound...].firstIndex(of: ")") else { break }
-    text.removeSubrange(start.lowerBound...end)
-  }
-  return text
-}
-
 /// Stops the server and exits 0 on SIGINT and SIGTERM: the signals are ignored as signals and
 /// handled as events of Dispatch signal sources, on a queue of their own. Returns once both
 /// sources are registered, so that a signal sent as soon as the base URL is read is not lost.
 /// (Not top-level code: its closures must not be isolated to the main actor, as they run on
 /// the sources' queue.)
-func installStopSignals(stopping server: LoopbackServer) -> [any DispatchSourceSignal] {
+func installStopSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
   let queue = DispatchQueue(label: "stub-server.signals")
   let registered = DispatchGroup()
   var sources: [any DispatchSourceSignal] = []
@@ -98,15 +82,22 @@ func installStopSignals(stopping server: LoopbackServer) -> [any DispatchSourceS
     let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
     registered.enter()
     source.setRegistrationHandler { registered.leave() }
-    source.setEventHandler {
-      server.stop()
-      exit(0)
-    }
+    source.setEventHandler { stop() }
     source.resume()
     sources.append(source)
   }
   registered.wait()
   return sources
+}
+
+/// What to do with a request that no stub matches.
+enum Unmatched {
+  /// 404 with the near-miss report as its body; the report on standard error too.
+  case report
+  /// A plain 404, no report.
+  case notFound
+  /// Sent on to this origin.
+  case passthrough(URLComponents)
 }
 
 struct Options {
@@ -116,6 +107,18 @@ struct Options {
   var directory: String?
   var origin: URLComponents?
   var limits = ServerLimits()
+  var unmatched = Unmatched.report
+  var exitWithParent = false
+}
+
+/// `text` as an origin: an http or https URL with a host and no path beyond `/`, no query.
+func origin(_ text: String) -> URLComponents? {
+  guard let parts = URLComponents(string: text),
+    ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
+    let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/",
+    parts.query == nil
+  else { return nil }
+  return parts
 }
 
 /// Reads the command line; `--name value` and `--name=value` both work.
@@ -145,14 +148,28 @@ func parse(_ arguments: [String]) -> Options {
       options.host = value(of: name, inline: inline)
     case "--origin":
       let text = value(of: name, inline: inline)
-      guard let parts = URLComponents(string: text),
-        ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
-        let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/",
-        parts.query == nil
-      else {
+      guard let parts = origin(text) else {
         fail("--origin expects a URL such as https://api.github.com, got \"\(text)\"")
       }
       options.origin = parts
+    case "--unmatched":
+      switch value(of: name, inline: inline) {
+      case "404":
+        options.unmatched = .notFound
+      case "passthrough":
+        guard let text = rest.popFirst() else {
+          fail("--unmatched passthrough needs a URL, such as http://127.0.0.1:8080")
+        }
+        guard let parts = origin(text) else {
+          fail(
+            "--unmatched passthrough expects a URL such as http://127.0.0.1:8080, got \"\(text)\"")
+        }
+        options.unmatched = .passthrough(parts)
+      case let other:
+        fail("--unmatched expects 404 or passthrough URL, got \"\(other)\"", showingUsage: true)
+      }
+    case "--exit-with-parent":
+      options.exitWithParent = true
     case "--directory":
       options.directory = value(of: name, inline: inline)
     case "--journal":
@@ -188,7 +205,37 @@ func parse(_ arguments: [String]) -> Options {
 #endif
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
-let mock = URLSessionMock()
+var bundle: MockBundle?
+if let path = options.bundle {
+  do {
+    bundle = try MockBundle(contentsOf: URL(fileURLWithPath: path))
+  } catch {
+    fail("cannot read the bundle: \(error)")
+  }
+}
+
+// The mock speaks to a command-line user: it names the bundle's file and entries, never this
+// file's lines, and suggests flags, not properties. Delays run in real time, as they should
+// here, so the mock has a real clock rather than no clock.
+var voice = ReportVoice(speaker: "stub-server", citesStubSites: false)
+let change =
+  options.bundle.map { "add or change an entry in \($0)" }
+  ?? options.directory.map { "add the file under \($0)" } ?? "add a stub"
+voice.unmatchedAdvice =
+  "Fix the request, or \(change). To answer unmatched requests without this report, start "
+  + "stub-server with --unmatched 404 (a plain 404) or --unmatched passthrough URL (send "
+  + "them on to URL)."
+if let path = options.bundle {
+  let kind = path.lowercased().hasSuffix(".har") ? "recording" : "bundle"
+  voice.emptyNote = "The \(kind) \(path) has no entries."
+}
+let mock = URLSessionMock(clock: ContinuousClock(), voice: voice)
+switch options.unmatched {
+case .report: break
+case .notFound: mock.unmatchedRequestPolicy = .respond(with: .status(404))
+case .passthrough(let origin):
+  mock.unmatchedRequestPolicy = .passThrough(to: Upstream(origin: origin))
+}
 if let directory = options.directory {
   var isDirectory: ObjCBool = false
   guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
@@ -199,11 +246,25 @@ if let directory = options.directory {
   // Registered first, so that the bundle's stubs (newer) win where they match.
   mock.serveDirectory(URL(fileURLWithPath: directory, isDirectory: true))
 }
-if let path = options.bundle {
-  do {
-    mock.load(try MockBundle(contentsOf: URL(fileURLWithPath: path)))
-  } catch {
-    fail("cannot read the bundle: \(error)")
+if let bundle { mock.load(bundle) }
+
+/// The log line of `served`: as the server describes it, and for a request that no stub
+/// matched but the `--unmatched` policy answered, which policy did.
+func logLine(_ served: ServedRequest) -> String {
+  let policy: String
+  switch options.unmatched {
+  case .report: return served.description
+  case .notFound: policy = "--unmatched 404"
+  case .passthrough(let origin): policy = "passed through to \(origin.string ?? "")"
+  }
+  let head = "\(served.method) \(served.target)"
+  switch served.outcome {
+  case .answered(let status, nil):
+    return "\(head) \(status.map(String.init) ?? "-") unmatched (\(policy))"
+  case .failed(let error, nil):
+    return "\(head) failed \(error) unmatched (\(policy))"
+  default:
+    return served.description
   }
 }
 
@@ -211,11 +272,28 @@ let server: LoopbackServer
 do {
   server = try mock.startServer(
     port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url
-  ) { served in emit(withoutOwnSite(served.description)) }
+  ) { served in log.append(logLine(served)) }
+} catch let error as ServerError where error.errorNumber == EADDRINUSE {
+  fail(
+    "cannot start the server: port \(options.port) on \(options.host) is in use by another "
+      + "process; pass --port 0 to let the system pick a free one")
 } catch {
   fail("cannot start the server: \(error)")
 }
 
-let signalSources = installStopSignals(stopping: server)
-emit(server.baseURL.absoluteString)
+/// Held by the first caller of `stopAndExit` until the process ends: a signal and the end of
+/// standard input may ask at once, and `exit` must run once.
+let exiting = NSLock()
+
+/// Stops the server, writes what the log still holds, and exits 0.
+@Sendable func stopAndExit() {
+  exiting.lock()
+  server.stop()
+  log.flush()
+  exit(0)
+}
+
+let signalSources = installStopSignals(stopAndExit)
+let parentSources = options.exitWithParent ? watchParent(stopAndExit) : []
+log.append(server.baseURL.absoluteString)
 dispatchMain()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
 import HTTPSessionServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -137,29 +138,26 @@ import Testing
     defer { server.stop() }
     // A generous limit: in a full parallel run, tests that block the cooperative pool's
     // threads can hold this test back for many seconds before it advances the clock.
-    // Output to files, not a pipe: a pipe's write end can be inherited by a process another
-    // test starts at the same moment, and then reading to its end waits for that one too.
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dribble-curl-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    // Output to files, not the child's standard output, which reading to its end would tie to
+    // every process that shares it.
+    let folder = try TemporaryFolder("dribble-curl")
     let (headFile, bodyFile) = (
       folder.appendingPathComponent("head"), folder.appendingPathComponent("body")
     )
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: curl)
-    process.arguments = [
-      "-s", "--max-time", "120", "-D", headFile.path, "-o", bodyFile.path,
-      "\(server.baseURL)/download",
-    ]
-    try process.run()
+    let process = try ChildProcess(
+      URL(fileURLWithPath: curl),
+      [
+        "-s", "--max-time", "120", "-D", headFile.path, "-o", bodyFile.path,
+        "\(server.baseURL)/download",
+      ], environment: ProcessInfo.processInfo.environment)
+    defer { process.stop() }
 
     try await mock.waitForRequests(count: 1)
     for _ in 1...4 { await clock.advance(by: .seconds(1)) }
-    process.waitUntilExit()
+    let status = process.waitForExit(timeout: 150)
 
     let state = "events: \(mock.events.map(\.description)), pending: \(clock.pendingCount)"
-    #expect(process.terminationStatus == 0, "\(state)")
+    #expect(status == 0, "\(state)")
     let head = String(decoding: (try? Data(contentsOf: headFile)) ?? Data(), as: UTF8.self)
     #expect(head.lowercased().contains("transfer-encoding: chunked"), "\(head)")
     #expect((try? Data(contentsOf: bodyFile)) == Data(text.utf8), "\(state)")

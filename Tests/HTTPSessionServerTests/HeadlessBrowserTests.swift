@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionMocks
 import HTTPSessionServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -16,10 +17,8 @@ import Testing
       "chromium is not installed (apt-get install chromium); this check needs a real browser"))
   func aHeadlessBrowserRendersAPageThatFetchesAStub() throws {
     let chromium = try #require(installed("chromium") ?? installed("chromium-browser"))
-    let site = FileManager.default.temporaryDirectory
-      .appendingPathComponent("browser-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: site) }
+    let folder = try TemporaryFolder("browser")
+    let site = folder.url
     let page = """
       <!doctype html>
       <html><head><link rel="icon" href="data:,"></head><body>

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import HTTPSessionServer
 import TestSupport
 import Testing
 
@@ -16,19 +17,14 @@ import Testing
 #endif
 
 /// The `stub-server` command, run as a child process on port 0, as a developer would run it.
+/// Every one is started with `--exit-with-parent`, so that none outlives the test process.
 @Suite struct StubServerCommandTests {
   static let stubServer = builtExecutable("stub-server")
 
-  /// A fresh folder in the temporary directory.
-  func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("stub-server-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-  }
-
   func start(_ arguments: [String]) throws -> ChildProcess {
-    try ChildProcess(try #require(Self.stubServer), arguments, environment: cleanEnvironment())
+    try ChildProcess(
+      try #require(Self.stubServer), ["--exit-with-parent"] + arguments,
+      environment: cleanEnvironment())
   }
 
   func get(_ url: URL, method: String = "GET") async throws -> (Data, HTTPURLResponse) {
@@ -43,8 +39,8 @@ import Testing
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
   func servesABundleFolderAndADirectoryLogsEachRequestAndStopsOnSIGTERM() async throws {
-    let root = try temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: root) }
+    let temporary = try TemporaryFolder("stub-server")
+    let root = temporary.url
     var bundle = MockBundle()
     bundle.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
     bundle.stub(.post("/items"), with: .text("made", status: 201))
@@ -105,8 +101,8 @@ import Testing
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
   func servesAMockingBirdBundleUnderItsOriginAndStopsOnSIGINT() async throws {
-    let folder = try temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let temporary = try TemporaryFolder("stub-server")
+    let folder = temporary.url
     // A MockingBird Mock-Bundle, recorded against the real host.
     try Data(
       #"""
@@ -166,8 +162,8 @@ import Testing
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
   func badArgumentsAndUnreadableBundlesExitWith2AndSayWhy() throws {
-    let root = try temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: root) }
+    let temporary = try TemporaryFolder("stub-server")
+    let root = temporary.url
     let broken = root.appendingPathComponent("broken.json")
     try Data(#"{ "version": 1, "entries": [ { "request": 3 } ] }"#.utf8).write(to: broken)
     let cases: [(arguments: [String], message: String)] = [
@@ -193,4 +189,247 @@ import Testing
     #expect(help.waitForExit() == 0)
     #expect(help.output.first?.hasPrefix("usage: stub-server BUNDLE") == true)
   }
+
+  // MARK: - Messages for a command-line user
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func reportsNameTheBundleEntryAndTheFlagsNotTheToolsSourceLines() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    var bundle = MockBundle()
+    bundle.stub(
+      .get("/users/{login}"),
+      with: .json(User(login: "octocat", id: 1)).delayed(by: .milliseconds(20)))
+    bundle.stub(.post("/items"), with: .status(201))
+    let folder = temporary.appendingPathComponent("api", isDirectory: true)
+    try bundle.write(to: folder)
+    let server = try start([folder.path])
+    defer { server.stop() }
+    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+
+    // The delay runs on a real clock, and the command does not warn that it has none.
+    let (user, userResponse) = try await get(base.appendingPathComponent("users/octocat"))
+    #expect(userResponse.statusCode == 200)
+    #expect(try JSONDecoder().decode(User.self, from: user) == User(login: "octocat", id: 1))
+    #expect(server.nextLine() == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})")
+
+    let (body, missResponse) = try await get(
+      base.appendingPathComponent("users/octocat"), method: "DELETE")
+    #expect(missResponse.statusCode == 404)
+    let report = text(body)
+    let line = try #require(server.nextLine())
+    server.closeInput()
+    #expect(server.waitForExit() == 0)
+    let errors = server.errorText
+    for (name, message) in [("the 404 body", report), ("standard error", errors)] {
+      #expect(message.contains("No stub matches DELETE"), "\(name): \(message)")
+      #expect(
+        message.contains("1. bundle.json entry 1 (GET /users/{login})\n"), "\(name): \(message)")
+      #expect(message.contains("add or change an entry in \(folder.path)"), "\(name): \(message)")
+      #expect(message.contains("--unmatched 404"), "\(name): \(message)")
+      #expect(message.contains("--unmatched passthrough URL"), "\(name): \(message)")
+      for code in ["main.swift", "registered at", "unmatchedRequestPolicy", "mock."] {
+        #expect(!message.contains(code), "\(name) cites \(code): \(message)")
+      }
+    }
+    #expect(errors.hasPrefix("stub-server: error: No stub matches DELETE"), "\(errors)")
+    #expect(!errors.contains("warning"), "\(errors)")
+    #expect(!errors.contains("clock"), "\(errors)")
+    #expect(!line.contains("registered at"), "\(line)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func anEmptyRecordingSaysItHasNoEntries() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let recording = temporary.appendingPathComponent("empty.har")
+    try MockBundle().harData().write(to: recording)
+    let server = try start([recording.path])
+    defer { server.stop() }
+    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let (body, response) = try await get(base.appendingPathComponent("users/octocat"))
+    #expect(response.statusCode == 404)
+    let line = try #require(server.nextLine())
+    server.closeInput()
+    #expect(server.waitForExit() == 0)
+    // "The recording ..." in the report, "the recording ..." in the log line.
+    for message in [text(body), server.errorText, line] {
+      #expect(message.contains("he recording \(recording.path) has no entries"), "\(message)")
+      #expect(!message.contains("mock"), "\(message)")
+    }
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func unmatched404AnswersAPlain404WithoutAReport() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    var bundle = MockBundle()
+    bundle.stub(.get("/users/{login}"), with: .status(200))
+    let file = temporary.appendingPathComponent("bundle.json")
+    try bundle.write(to: file)
+    let server = try start([file.path, "--unmatched", "404"])
+    defer { server.stop() }
+    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let (body, response) = try await get(base.appendingPathComponent("nope"))
+    #expect(response.statusCode == 404)
+    #expect(body.isEmpty, "\(text(body))")
+    #expect(server.nextLine() == "GET /nope 404 unmatched (--unmatched 404)")
+    server.closeInput()
+    #expect(server.waitForExit() == 0)
+    #expect(server.errorText.isEmpty, "\(server.errorText)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func unmatchedPassthroughForwardsToTheUpstreamServer() async throws {
+    // The upstream: a server of this test's own, answering from a mock.
+    let upstream = URLSessionMock()
+    upstream.stub(.get("/users/hubot"), with: .json(User(login: "hubot", id: 2)))
+    let upstreamServer = try upstream.startServer()
+    defer { upstreamServer.stop() }
+    let temporary = try TemporaryFolder("stub-server")
+    var bundle = MockBundle()
+    bundle.stub(.get("/users/octocat"), with: .json(User(login: "octocat", id: 1)))
+    let file = temporary.appendingPathComponent("bundle.json")
+    try bundle.write(to: file)
+    let upstreamURL = upstreamServer.baseURL.absoluteString
+    let server = try start([file.path, "--unmatched", "passthrough", upstreamURL])
+    defer { server.stop() }
+    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+
+    let (own, _) = try await get(base.appendingPathComponent("users/octocat"))
+    #expect(try JSONDecoder().decode(User.self, from: own) == User(login: "octocat", id: 1))
+    let (forwarded, response) = try await get(
+      try #require(URL(string: base.absoluteString + "/users/hubot?page=2")))
+    #expect(response.statusCode == 200)
+    #expect(try JSONDecoder().decode(User.self, from: forwarded) == User(login: "hubot", id: 2))
+    #expect(server.nextLine()?.hasPrefix("GET /users/octocat 200 ") == true)
+    #expect(
+      server.nextLine()
+        == "GET /users/hubot?page=2 200 unmatched (passed through to \(upstreamURL))")
+    let sent = try #require(upstream.requests.first)
+    #expect(sent.url?.absoluteString == upstreamURL + "/users/hubot?page=2")
+    #expect(
+      sent.value(forHTTPHeaderField: "Host")
+        == upstreamServer.baseURL.host.map { "\($0):\(upstreamServer.port)" })
+    server.closeInput()
+    #expect(server.waitForExit() == 0)
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func aPortInUseSuggestsPort0AndBadUnmatchedValuesExitWith2() throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let first = try start(["--directory", temporary.url.path])
+    defer { first.stop() }
+    let base = try #require(first.nextLine().flatMap(URL.init(string:)), "\(first.errorText)")
+    let port = try #require(base.port)
+    let cases: [(arguments: [String], message: String)] = [
+      (["--directory", temporary.url.path, "--port", "\(port)"], "pass --port 0"),
+      (["--directory", temporary.url.path, "--unmatched", "500"], "--unmatched expects"),
+      (["--directory", temporary.url.path, "--unmatched", "passthrough"], "needs a URL"),
+      (
+        ["--directory", temporary.url.path, "--unmatched", "passthrough", "ftp://x"],
+        "--unmatched passthrough expects"
+      ),
+    ]
+    for (arguments, message) in cases {
+      let server = try start(arguments)
+      #expect(server.waitForExit() == 2, "\(arguments)")
+      #expect(server.errorText.contains(message), "\(arguments): \(server.errorText)")
+      #expect(!server.errorText.contains("pass port 0"), "\(arguments): \(server.errorText)")
+    }
+  }
+
+  // MARK: - The log
+
+  @Test(
+    .enabled(
+      if: stubServer != nil && FileManager.default.isExecutableFile(atPath: "/bin/sh"),
+      "stub-server or /bin/sh was not found"))
+  func aLogThatNobodyReadsNeverHoldsAConnection() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    var bundle = MockBundle()
+    bundle.stub(.get("/items/{id}"), with: .status(204))
+    let file = temporary.appendingPathComponent("bundle.json")
+    try bundle.write(to: file)
+    // stub-server's output goes to a reader that takes the first line (the base URL) and then
+    // reads nothing more until the test closes its input; a pipe holds 64 KiB.
+    let script = #"""
+      exec 3<&0
+      "$0" --exit-with-parent "$1" <&3 | { head -n 1; read -r _ <&3; }
+      """#
+    let shell = try ChildProcess(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", script, try #require(Self.stubServer).path, file.path],
+      environment: cleanEnvironment())
+    defer { shell.stop() }
+    let base = try #require(shell.nextLine().flatMap(URL.init(string:)), "\(shell.errorText)")
+    // 200 log lines of 2 KiB each: far more than the pipe holds.
+    let id = String(repeating: "x", count: 2_000)
+    let url = base.appendingPathComponent("items/\(id)")
+    for number in 1...200 {
+      let (_, response) = try await get(url)
+      try #require(response.statusCode == 204, "request \(number)")
+    }
+    shell.closeInput()
+    #expect(shell.waitForOutputToClose(), "stub-server did not stop")
+  }
+
+  // MARK: - Not outliving the parent
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func exitWithParentStopsWhenStandardInputEnds() throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let server = try start(["--directory", temporary.url.path])
+    defer { server.stop() }
+    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    #expect(base.port != nil)
+    // What the end of the test process does to the pipe: the last write end closes.
+    server.closeInput()
+    #expect(server.waitForExit() == 0, "\(server.errorText)")
+  }
+
+  #if os(Linux)
+    @Test(
+      .enabled(
+        if: stubServer != nil && FileManager.default.isExecutableFile(atPath: "/bin/sh"),
+        "stub-server or /bin/sh was not found"))
+    func exitWithParentStopsWhenItsParentIsKilledThoughItsInputStaysOpen() throws {
+      // A shell starts stub-server and is killed. The shell's standard input, which stub-server
+      // shares, stays open here, so only the parent's death (PR_SET_PDEATHSIG) can end it.
+      let temporary = try TemporaryFolder("stub-server")
+      // (An asynchronous command's input is /dev/null unless redirected, and `<&0` would
+      // copy that; so the shell's input goes to stub-server through descriptor 3.)
+      let script = #"""
+        exec 3<&0
+        "$0" --exit-with-parent --directory "$1" <&3 3<&- &
+        exec 3<&-
+        wait
+        """#
+      let shell = try ChildProcess(
+        URL(fileURLWithPath: "/bin/sh"),
+        ["-c", script, try #require(Self.stubServer).path, temporary.url.path],
+        environment: cleanEnvironment())
+      defer { shell.stop() }
+      let base = try #require(shell.nextLine().flatMap(URL.init(string:)), "\(shell.errorText)")
+      #expect(base.port != nil)
+      shell.send(SIGKILL)
+      // stub-server holds the shell's output open for as long as it runs.
+      #expect(shell.waitForOutputToClose(), "stub-server outlived its parent")
+    }
+  #endif
 }

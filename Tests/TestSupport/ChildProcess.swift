@@ -26,6 +26,11 @@ package func builtExecutable(_ name: String) -> URL? {
 
 /// A child process whose standard output is read line by line as it comes, with every wait
 /// bounded in real time; `stop()` (or deinit) kills it if it is still running.
+///
+/// Its standard input is a pipe that only this object holds open (close-on-exec, so no other
+/// child inherits it): a child that watches its input, as `stub-server --exit-with-parent`
+/// does, ends when ``closeInput()`` is called, when this object goes, or when the test process
+/// dies, whichever comes first. The test never writes to it, so no write can raise SIGPIPE.
 package final class ChildProcess: @unchecked Sendable {
   // @unchecked Sendable: the mutable fields are only touched with `condition` locked; the
   // reader threads and the termination handler go through it.
@@ -33,10 +38,13 @@ package final class ChildProcess: @unchecked Sendable {
   private let condition = NSCondition()
   private var lines: [String] = []
   private var partial = Data()
+  private var outputBytes = Data()
   private var stdoutClosed = false
   private var errorBytes = Data()
   private var stderrClosed = false
   private var exited = false
+  /// The write end of the child's standard input; -1 once closed.
+  private var input: Int32 = -1
 
   /// Starts `executable` with `arguments` and exactly `environment`.
   package init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
@@ -45,16 +53,36 @@ package final class ChildProcess: @unchecked Sendable {
     process.environment = environment
     let output = Pipe()
     let errors = Pipe()
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    // Close-on-exec on this process's descriptors, so that a child another test starts at the
+    // same moment does not inherit them (an inherited write end would keep the output open,
+    // or the input, after this child ends). The child's copies are made by dup2, without it.
+    for fd in ends + [
+      output.fileHandleForReading.fileDescriptor, output.fileHandleForWriting.fileDescriptor,
+      errors.fileHandleForReading.fileDescriptor, errors.fileHandleForWriting.fileDescriptor,
+    ] {
+      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+    let childInput = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+    input = ends[1]
     process.standardOutput = output
     process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = childInput
     process.terminationHandler = { [condition] _ in
       condition.withLock {
         self.exited = true
         condition.broadcast()
       }
     }
-    try process.run()
+    do {
+      try process.run()
+    } catch {
+      close(ends[1])
+      input = -1
+      throw error
+    }
+    try? childInput.close()
     let out = output.fileHandleForReading
     let err = errors.fileHandleForReading
     Thread.detachNewThread { [self] in
@@ -75,10 +103,14 @@ package final class ChildProcess: @unchecked Sendable {
     }
   }
 
-  deinit { stop() }
+  deinit {
+    stop()
+    closeInput()
+  }
 
   private func received(_ data: Data) {
     condition.withLock {
+      outputBytes.append(data)
       partial.append(data)
       while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
         lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
@@ -118,8 +150,36 @@ package final class ChildProcess: @unchecked Sendable {
     return process.terminationStatus
   }
 
+  /// Waits until the child's standard output and standard error have closed: every process
+  /// that held them (the child, and any child of its own it handed them to) has ended. Returns
+  /// `false` if they are still open after `timeout` seconds.
+  package func waitForOutputToClose(timeout: TimeInterval = 30) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    return condition.withLock {
+      while !(stdoutClosed && stderrClosed) {
+        if !condition.wait(until: deadline) { return false }
+      }
+      return true
+    }
+  }
+
+  /// Closes the child's standard input: a child that reads it sees the end of the file.
+  package func closeInput() {
+    let fd = condition.withLock {
+      defer { input = -1 }
+      return input
+    }
+    if fd >= 0 { close(fd) }
+  }
+
   /// Every line of standard output so far, including the ones `nextLine` returned.
   package var output: [String] { condition.withLock { lines } }
+
+  /// What the process wrote to standard output so far, as text, a last line without its
+  /// newline included.
+  package var outputText: String {
+    condition.withLock { String(decoding: outputBytes, as: UTF8.self) }
+  }
 
   /// What the process wrote to standard error so far.
   package var errorText: String {

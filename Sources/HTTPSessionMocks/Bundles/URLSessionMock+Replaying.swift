@@ -52,7 +52,9 @@ extension URLSessionMock {
     column: UInt = #column, environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {
     let plan = try ReplayPlan(file: file, mode: mode, environment: environment)
-    self.init(clock: clock, fileID: fileID, filePath: filePath, line: line, column: column)
+    self.init(
+      clock: clock, voice: .replaying(plan.name), fileID: fileID, filePath: filePath, line: line,
+      column: column)
     let stubs =
       plan.mode == .record ? [] : HARFormat.bundle(from: plan.entries, source: plan.name).entries
     let site = core.ownerSite
@@ -280,7 +282,8 @@ final class RecordingRefusal: RelayingSession {
       FailingTask { [mock, reason] in
         if let mock = mock.object {
           let report = NearMiss.unmatchedReport(
-            request, mock.nearMisses(for: request), redaction: mock.core.reportRedaction)
+            request, mock.nearMisses(for: request), voice: mock.core.voice,
+            redaction: mock.core.reportRedaction)
           mock.core.reporter.fail(
             "\(request.summary) is not in the recording, and \(reason)\n\(report)",
             at: mock.core.ownerSite)

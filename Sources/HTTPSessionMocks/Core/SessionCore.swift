@@ -74,12 +74,15 @@ final class SessionCore: Sendable {
   let ownerName: String
   /// Where the double was created: unmatched requests are reported here.
   let ownerSite: CallSite
+  /// How the double's reports speak of it and of what to do.
+  let voice: ReportVoice
   let reporter: FailureReporter
   let scheduler: Scheduler
   private let state: Locked<State>
 
   init(
-    answering: Answering, ownerName: String, ownerSite: CallSite, clock: (any Clock<Duration>)?
+    answering: Answering, ownerName: String, ownerSite: CallSite, clock: (any Clock<Duration>)?,
+    voice: ReportVoice = .code
   ) {
     self.answering = answering
     if case .stubs = answering { answersFromStubs = true } else { answersFromStubs = false }
@@ -90,7 +93,8 @@ final class SessionCore: Sendable {
     }
     self.ownerName = ownerName
     self.ownerSite = ownerSite
-    self.reporter = FailureReporter()
+    self.voice = voice
+    self.reporter = FailureReporter(speaker: voice.speaker)
     self.scheduler = Scheduler(clock: clock)
     self.state = Locked(State())
   }
@@ -331,7 +335,7 @@ final class SessionCore: Sendable {
       let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
       let report = NearMiss.unmatchedReport(
         request, table?.nearMisses(for: request, redacting: redaction) ?? [],
-        bodyUnseen: bodyUnseen, door: task.door, redaction: redaction)
+        bodyUnseen: bodyUnseen, door: task.door, voice: voice, redaction: redaction)
       reporter.fail(report, at: ownerSite)
       let error = URLError(
         .resourceUnavailable, for: request,

@@ -63,15 +63,25 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// `clock` is the clock delayed answers wait on: `ContinuousClock` (real time) unless you pass
   /// a ``VirtualClock``. The source location defaults record the line that made the mock, where
   /// unmatched requests are reported.
-  public init(
+  public convenience init(
     clock: (any Clock<Duration>)? = nil, fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) {
+    self.init(
+      clock: clock, voice: .code, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Creates a mock with no stubs whose reports speak with `voice`: the `stub-server`
+  /// command's, or a replaying mock's (see ``ReportVoice``).
+  package init(
+    clock: (any Clock<Duration>)?, voice: ReportVoice, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     self.clock = clock ?? ContinuousClock()
     self.core = SessionCore(
       answering: .stubs, ownerName: "URLSessionMock",
       ownerSite: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
-      clock: clock)
+      clock: clock, voice: voice)
     self.journal = RequestJournal(core: core)
     MockVerificationScope.current?.register(self)
   }

@@ -29,10 +29,14 @@ struct FailureReporter: Sendable {
   let framework: Framework
   /// The capture scope (the package's own tests only) that was open where this reporter was made.
   private let capture: ReportCapture?
+  /// Who speaks on standard error in place of the report's site (`stub-server`), if not the
+  /// site (see ``ReportVoice/speaker``).
+  private let speaker: String?
 
-  init() {
+  init(speaker: String? = nil) {
     framework = Self.currentFramework() ?? Self.processFramework
     capture = ReportCapture.current
+    self.speaker = speaker
   }
 
   /// Reports `message` as a failure at `site`.
@@ -84,7 +88,7 @@ struct FailureReporter: Sendable {
         }
       #endif
     case .none:
-      FileHandle.standardError.write(Data("\(site): error: \(message)\n".utf8))
+      FileHandle.standardError.write(Data("\(speaker ?? "\(site)"): error: \(message)\n".utf8))
     }
   }
 
@@ -98,7 +102,7 @@ struct FailureReporter: Sendable {
         return
       }
     #endif
-    FileHandle.standardError.write(Data("\(site): warning: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("\(speaker ?? "\(site)"): warning: \(message)\n".utf8))
   }
 
   /// The framework of the current Swift task, if it can tell.

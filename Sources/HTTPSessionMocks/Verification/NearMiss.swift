@@ -72,35 +72,31 @@ enum NearMiss {
   /// body URL loading never shows a protocol: when a stub missed on the body, the report says
   /// why and what to do. `door` says what the client got: the loopback server answers `404`
   /// with the report as its body, the other doors fail with `URLError(.resourceUnavailable)`.
+  /// `voice` says how to name the stubs and what to advise.
   static func unmatchedReport(
     _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])],
-    bodyUnseen: Bool = false, door: Door = .injected, redaction: ReportRedaction
+    bodyUnseen: Bool = false, door: Door = .injected, voice: ReportVoice = .code,
+    redaction: ReportRedaction
   ) -> String {
     var text = "No stub matches \(describe(request, redaction))\n"
     text +=
       door == .server
       ? "The client received 404 Not Found, with this report as its body.\n"
       : "The code under test received URLError(.resourceUnavailable).\n"
-    if stubs.isEmpty {
-      text += "The mock has no stubs. Add one with mock.stub(_:with:), for example:\n"
-      text += "  mock.stub(\(suggestedMatcher(for: request)), with: .status(200))\n"
-      return text
-    }
+    if stubs.isEmpty { return text + voice.noStubsNote(for: request) }
     text += "Closest stubs:\n"
     for (number, stub) in stubs.prefix(limit).enumerated() {
-      text +=
-        "  \(number + 1). \(stub.definition.matcher.description(redacting: redaction)) "
-        + "(registered at \(stub.definition.site))\n"
+      let name = voice.name(
+        stub.definition.matcher.description(redacting: redaction),
+        registeredAt: stub.definition.site)
+      text += "  \(number + 1). \(name)\n"
       for reason in stub.reasons { text += "       - \(reason)\n" }
     }
     if stubs.count > limit { text += "  … and \(stubs.count - limit) more\n" }
     if bodyUnseen, stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("body") } }) {
       text += bodyUnseenNote
     }
-    text +=
-      "Fix the request, or add or change a stub. To answer unmatched requests instead of "
-      + "failing, set mock.unmatchedRequestPolicy (.respond(with:) or .passThrough(to:)).\n"
-    return text
+    return text + voice.unmatchedAdviceLine
   }
 
   /// Why a body matcher cannot match an upload task that came through a URLProtocol.

@@ -27,18 +27,28 @@ extension URLSessionMock {
   }
 
   /// The closest stub to `request` and what differed, on one line:
-  /// `closest: GET /users/{login} (registered at T.swift:3): path "/user/x" ...`; or
-  /// `the mock has no stubs`.
+  /// `closest: GET /users/{login} (registered at T.swift:3): path "/user/x" ...` (the stub
+  /// named as the mock's ``ReportVoice`` names it); or `the mock has no stubs`.
   package func nearMissSummary(for request: URLRequest) -> String {
     let misses = nearMisses(for: request)
-    guard let closest = misses.first else { return "the mock has no stubs" }
-    let matcher = closest.definition.matcher.description(redacting: core.reportRedaction)
-    var text = "closest: \(matcher) (registered at \(closest.definition.site))"
+    guard let closest = misses.first else { return core.voice.noStubsSummary }
+    let name = core.voice.name(
+      closest.definition.matcher.description(redacting: core.reportRedaction),
+      registeredAt: closest.definition.site)
+    var text = "closest: \(name)"
     if !closest.reasons.isEmpty {
       text += ": " + closest.reasons.joined(separator: "; ")
     }
     if misses.count > 1 { text += " (\(misses.count - 1) more stubs)" }
     return text.replacingOccurrences(of: "\n", with: " ")
+  }
+}
+
+extension URLSessionMock {
+  /// The stub that answered `exchange`, named as the mock's ``ReportVoice`` names stubs
+  /// (``Exchange/answeredBy`` with or without the site); `nil` when no stub did.
+  package func stubName(answering exchange: Exchange) -> String? {
+    core.voice.citesStubSites ? exchange.answeredBy : exchange.stubMatcher?.description
   }
 }
 

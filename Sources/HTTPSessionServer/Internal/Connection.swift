@@ -18,7 +18,7 @@ import HTTPSessionMocks
 /// The thread reads and parses requests, hands each to the mock through the
 /// ``ExchangeHandler`` and waits for the sink's events, then writes the answer, in order,
 /// one request at a time (pipelined requests wait in the parser's buffer). It waits in `poll`
-/// on the socket and on a wake pipe, which the sink (from any thread) and ``stop()`` write to.
+/// on the socket and on a ``WakeSignal``, which the sink (from any thread) and ``stop()`` wake.
 final class Connection: @unchecked Sendable {
   // @unchecked Sendable: `parser` and the read buffer belong to the connection's own thread;
   // everything other threads touch is in `shared`, behind `lock`.
@@ -39,7 +39,7 @@ final class Connection: @unchecked Sendable {
     var stopping = false
     var closed = false
     /// Whether the connection's thread waits (or is about to wait) in `poll` for an answer;
-    /// only then does an event need the wake pipe. An answer given synchronously inside
+    /// only then does an event need the wake signal. An answer given synchronously inside
     /// `send` costs no system call.
     var waiting = false
   }
@@ -64,8 +64,7 @@ final class Connection: @unchecked Sendable {
   }
 
   let fd: Int32
-  private let wakeRead: Int32
-  private let wakeWrite: Int32
+  private let wake: WakeSignal
   private let limits: ServerLimits
   private let handler: any ExchangeHandler
   private let baseURL: String
@@ -77,7 +76,7 @@ final class Connection: @unchecked Sendable {
   private var headerNames = HeaderNames()
 
   init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
-    (wakeRead, wakeWrite) = try Socket.makePipe()
+    wake = try WakeSignal()
     self.fd = fd
     self.limits = limits
     self.handler = handler
@@ -99,8 +98,7 @@ final class Connection: @unchecked Sendable {
     serve()
     lock.withLock { shared.closed = true }
     Socket.closeDescriptor(fd)
-    Socket.closeDescriptor(wakeRead)
-    Socket.closeDescriptor(wakeWrite)
+    wake.close()
   }
 
   private var isStopping: Bool { lock.withLock { shared.stopping } }
@@ -113,16 +111,10 @@ final class Connection: @unchecked Sendable {
     }
   }
 
-  /// Writes one byte to the wake pipe; a full pipe already wakes the thread.
+  /// Wakes the connection's thread, unless its descriptors are closed.
   private func wakeLocked() {
     guard !shared.closed else { return }
-    var byte: UInt8 = 1
-    _ = write(wakeWrite, &byte, 1)
-  }
-
-  private func drainWake() {
-    var bytes = [UInt8](repeating: 0, count: 64)
-    while read(wakeRead, &bytes, bytes.count) > 0 {}
+    wake.wake()
   }
 
   // MARK: - The request loop
@@ -181,8 +173,8 @@ final class Connection: @unchecked Sendable {
       guard now < deadline else { return }
       let timeout = Int32(clamping: (deadline - now) / 1_000_000 + 1)
       let ready = Socket.poll(
-        [(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: timeout)
-      if ready[1] != 0 { drainWake() }
+        [(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))], timeout: timeout)
+      if ready[1] != 0 { wake.drain() }
       guard ready[0] != 0 else { continue }
       switch receive() {
       case .closed: return
@@ -347,8 +339,8 @@ final class Connection: @unchecked Sendable {
   private func waitDuringExchange() -> Bool {
     let reading = parser.bufferedByteCount <= limits.maxHeadBytes
     let ready = Socket.poll(
-      [(fd, reading ? Int16(POLLIN) : 0), (wakeRead, Int16(POLLIN))], timeout: -1)
-    if ready[1] != 0 { drainWake() }
+      [(fd, reading ? Int16(POLLIN) : 0), (wake.readDescriptor, Int16(POLLIN))], timeout: -1)
+    if ready[1] != 0 { wake.drain() }
     if ready[0] & Int16(POLLHUP | POLLERR) != 0 { return false }
     if ready[0] != 0, case .closed = receive() { return false }
     return true
@@ -361,8 +353,8 @@ final class Connection: @unchecked Sendable {
       // Silent until the client gives up or the server stops.
       while !isStopping {
         let ready = Socket.poll(
-          [(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: -1)
-        if ready[1] != 0 { drainWake() }
+          [(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))], timeout: -1)
+        if ready[1] != 0 { wake.drain() }
         if ready[0] & Int16(POLLHUP | POLLERR) != 0 { return }
         if ready[0] != 0 {
           // Whatever the client sends now is discarded.
@@ -393,10 +385,10 @@ final class Connection: @unchecked Sendable {
       if offset == bytes.count { break }
       if sent == 0 {
         let ready = Socket.poll(
-          [(fd, Int16(POLLOUT)), (wakeRead, Int16(POLLIN))],
+          [(fd, Int16(POLLOUT)), (wake.readDescriptor, Int16(POLLIN))],
           timeout: limits.idleTimeout.pollMilliseconds)
         if ready[1] != 0 {
-          drainWake()
+          wake.drain()
           if isStopping { return false }
         }
         if ready[0] & Int16(POLLHUP | POLLERR) != 0 { return false }
@@ -421,9 +413,9 @@ final class Connection: @unchecked Sendable {
       let now = Self.now()
       guard now < end else { return }
       let ready = Socket.poll(
-        [(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))],
+        [(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))],
         timeout: Int32(clamping: (end - now) / 1_000_000 + 1))
-      if ready[1] != 0 { drainWake() }
+      if ready[1] != 0 { wake.drain() }
       guard ready[0] != 0 else { continue }
       switch scratch.withUnsafeMutableBytes({ Socket.receive(fd, into: $0) }) {
       case .closed: return

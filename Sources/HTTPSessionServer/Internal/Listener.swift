@@ -15,8 +15,7 @@ import Foundation
 final class Listener: @unchecked Sendable {
   // @unchecked Sendable: the mutable fields are only touched with `condition` locked.
   private let fd: Int32
-  private let wakeRead: Int32
-  private let wakeWrite: Int32
+  private let wake: WakeSignal
   private let limits: ServerLimits
   private let handler: any ExchangeHandler
   private let baseURL: String
@@ -25,13 +24,13 @@ final class Listener: @unchecked Sendable {
   private var threads = 0
   private var ourThreads: Set<ObjectIdentifier> = []
   private var stopping = false
-  private var pipeClosed = false
-  /// The descriptors the server holds open: the listener, its wake pipe, and three per
-  /// connection (the socket and its wake pipe).
+  private var wakeClosed = false
+  /// The descriptors the server holds open: the listener, its wake signal's two, and three per
+  /// connection (the socket and its wake signal's two).
   private var descriptors = 3
 
   init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
-    (wakeRead, wakeWrite) = try Socket.makePipe()
+    wake = try WakeSignal()
     self.fd = fd
     self.limits = limits
     self.handler = handler
@@ -56,8 +55,7 @@ final class Listener: @unchecked Sendable {
     if !stopping {
       stopping = true
       toStop = Array(connections.values)
-      var byte: UInt8 = 1
-      _ = write(wakeWrite, &byte, 1)
+      wake.wake()
     }
     condition.unlock()
     for connection in toStop { connection.stop() }
@@ -66,16 +64,13 @@ final class Listener: @unchecked Sendable {
     // others only.
     let own = ourThreads.contains(ObjectIdentifier(Thread.current)) ? 1 : 0
     while threads > own { condition.wait() }
-    let closePipe = !pipeClosed && threads == 0
-    if closePipe {
-      pipeClosed = true
+    let closeWake = !wakeClosed && threads == 0
+    if closeWake {
+      wakeClosed = true
       descriptors -= 2
     }
     condition.unlock()
-    if closePipe {
-      Socket.closeDescriptor(wakeRead)
-      Socket.closeDescriptor(wakeWrite)
-    }
+    if closeWake { wake.close() }
   }
 
   /// Runs `body` on a new thread; the caller has already counted it in `threads`.
@@ -83,22 +78,19 @@ final class Listener: @unchecked Sendable {
     let thread = Thread { [self] in
       condition.withLock { _ = ourThreads.insert(ObjectIdentifier(Thread.current)) }
       body()
-      let closePipe = condition.withLock {
+      let closeWake = condition.withLock {
         ourThreads.remove(ObjectIdentifier(Thread.current))
         threads -= 1
         condition.broadcast()
-        // The last thread of a server stopped from one of its own threads closes the pipe.
-        let last = stopping && threads == 0 && !pipeClosed
+        // The last thread of a server stopped from one of its own threads closes the signal.
+        let last = stopping && threads == 0 && !wakeClosed
         if last {
-          pipeClosed = true
+          wakeClosed = true
           descriptors -= 2
         }
         return last
       }
-      if closePipe {
-        Socket.closeDescriptor(wakeRead)
-        Socket.closeDescriptor(wakeWrite)
-      }
+      if closeWake { wake.close() }
     }
     thread.name = "HTTPSessionServer"
     thread.start()
@@ -110,7 +102,8 @@ final class Listener: @unchecked Sendable {
       condition.withLock { descriptors -= 1 }
     }
     while true {
-      let ready = Socket.poll([(fd, Int16(POLLIN)), (wakeRead, Int16(POLLIN))], timeout: -1)
+      let ready = Socket.poll(
+        [(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))], timeout: -1)
       if ready[1] != 0 || condition.withLock({ stopping }) { return }
       guard ready[0] != 0 else { continue }
       accepting: while true {
@@ -121,7 +114,7 @@ final class Listener: @unchecked Sendable {
           break accepting
         case .exhausted:
           // Out of descriptors: back off briefly instead of spinning on the ready listener.
-          _ = Socket.poll([(wakeRead, Int16(POLLIN))], timeout: 50)
+          _ = Socket.poll([(wake.readDescriptor, Int16(POLLIN))], timeout: 50)
           break accepting
         }
       }

@@ -136,10 +136,13 @@ enum Socket {
     #endif
   }
 
-  /// A non-blocking pipe for waking a thread blocked in `poll`: (read end, write end).
-  static func makePipe() throws -> (Int32, Int32) {
+  /// A connected pair of local stream sockets, prepared like every other socket (written with
+  /// ``send(_:_:)``, it never raises SIGPIPE): (one end, the other).
+  static func makePair() throws -> (Int32, Int32) {
     var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { throw ServerError.system("pipe", errno) }
+    guard socketpair(AF_UNIX, streamType, 0, &ends) == 0 else {
+      throw ServerError.system("socketpair", errno)
+    }
     prepare(ends[0])
     prepare(ends[1])
     return (ends[0], ends[1])

@@ -41,6 +41,17 @@ import Testing
     #expect(mock.unmatchedRequests.count == 1)
   }
 
+  @Test func anEmptyRecordingSaysSoInsteadOfTellingToAddStubs() throws {
+    let (mock, _) = try HARFixtures.replaying(HARFixtures.har())
+    let reports = expectReport(containing: "No stub matches GET https://api.example.com/a") {
+      _ = HARFixtures.send(mock, "https://api.example.com/a")
+    }
+    let message = try #require(reports.first?.message)
+    #expect(message.contains("The recording session.har has no entries"), "\(message)")
+    #expect(message.contains("HTTPSESSIONKIT_RECORD=missing"), "\(message)")
+    #expect(!message.contains("The mock has no stubs"), "\(message)")
+  }
+
   @Test func replayOfAMissingFileThrows() throws {
     let file = try HARFixtures.folder().appendingPathComponent("absent.har")
     #expect {

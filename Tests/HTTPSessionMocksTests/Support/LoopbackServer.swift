@@ -1,6 +1,14 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
@@ -67,6 +75,11 @@ final class LoopbackServer: @unchecked Sendable {
     let input = Pipe()
     let output = Pipe()
     let errors = Pipe()
+    // This process's end of the script's input must reach no other child (one another test
+    // starts at the same moment would inherit it and keep it open): the script ends when the
+    // last write end closes, and this one is closed when the test process ends, however it
+    // ends. Nothing is ever written to it, so no write can raise SIGPIPE here.
+    _ = fcntl(input.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
     process.standardInput = input
     process.standardOutput = output
     process.standardError = errors

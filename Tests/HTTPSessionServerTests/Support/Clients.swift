@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSessionMocks
+import TestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -23,17 +24,14 @@ func installed(_ program: String) -> String? {
     .first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-/// Runs a program to its end and returns its standard output.
-func run(_ path: String, _ arguments: [String]) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: path)
-  process.arguments = arguments
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  try process.run()
-  let output = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return String(decoding: output, as: UTF8.self)
+/// Runs a program to its end (killed after `timeout` seconds, and when this process ends
+/// first it is the child's only reader) and returns its standard output.
+func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> String {
+  let child = try ChildProcess(
+    URL(fileURLWithPath: path), arguments, environment: ProcessInfo.processInfo.environment)
+  defer { child.stop() }
+  _ = child.waitForExit(timeout: timeout)
+  return child.outputText
 }
 
 struct User: Codable, Equatable, Sendable {

@@ -20,10 +20,13 @@ final class RawClient {
   private var pending: [UInt8] = []
 
   init(port: Int) throws {
+    // The descriptor is kept in a local until it is connected: once `fd` is set, a throw runs
+    // `deinit` too, and a second `close` of the same number closes whatever another thread
+    // has opened under it since (a server's wake signal, once, which killed the test run).
     #if canImport(Glibc) || canImport(Musl)
-      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
-      fd = socket(AF_INET, SOCK_STREAM, 0)
+      let fd = socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard fd >= 0 else { throw RawClientError(description: "socket() failed") }
     #if canImport(Darwin)
@@ -47,6 +50,7 @@ final class RawClient {
       close(fd)
       throw RawClientError(description: "connect() failed")
     }
+    self.fd = fd
   }
 
   deinit { close(fd) }
