@@ -40,7 +40,7 @@ let package = Package(
     .executableTarget(
       name: "benchmarks",
       dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
-      path: "Benchmarks", swiftSettings: settings),
+      path: "Benchmarks", exclude: ["README.md"], swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
       resources: [.copy("Fixtures")], swiftSettings: settings),

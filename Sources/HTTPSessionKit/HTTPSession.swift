@@ -8,26 +8,16 @@ import Foundation
 ///
 /// Production code depends on `any HTTPSession` instead of `URLSession`, and keeps `URLSession`
 /// as the default; tests assign a double from `HTTPSessionMocks`. The requirements use
-/// `URLSession`'s own spellings, so calls read exactly as they did before.
+/// `URLSession`'s own spellings, so calls read exactly as they did before:
 ///
 /// ```swift
-/// final class APIClient {
-///   lazy var session: any HTTPSession = URLSession.shared  // tests assign a URLSessionMock
-///
-///   func fetchUser(_ login: String) async throws -> User {
-///     let url = URL(string: "https://api.github.com/users/\(login)")!
-///     let (data, _) = try await session.data(from: url)
-///     return try JSONDecoder().decode(User.self, from: data)
-///   }
-/// }
+/// lazy var session: any HTTPSession = URLSession.shared  // tests assign a URLSessionMock
 /// ```
 ///
-/// The task-creating methods return associated task types, so that `URLSession` keeps handing
-/// out its own `URLSessionDataTask` and friends, and `any HTTPSession` hands out
-/// `any HTTPDataTask`.
-///
-/// > Important: As with `URLSession`, a task does nothing until you call
-/// > ``HTTPDataTask/resume()``.
+/// The task methods return associated types, so `URLSession` keeps handing out its own
+/// `URLSessionDataTask` and friends, and `any HTTPSession` hands out `any HTTPDataTask`. As with
+/// `URLSession`, a task does nothing until ``HTTPDataTask/resume()``. See <doc:GettingStarted>
+/// and <doc:URLSessionConformance>.
 public protocol HTTPSession: Sendable {
   /// The task that ``dataTask(with:completionHandler:)-(URLRequest,_)`` returns.
   associatedtype DataTask: HTTPDataTask

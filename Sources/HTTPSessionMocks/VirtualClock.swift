@@ -2,46 +2,24 @@ import Foundation
 
 /// A `Clock` whose time moves only when the test says so.
 ///
-/// Time starts at zero and moves only through ``advance(by:)``, ``advance(to:)`` and ``run()``.
-/// Mock deliveries scheduled on it (see ``URLSessionMock/init(data:response:error:delay:clock:fileID:filePath:line:column:)``)
-/// and `sleep(until:tolerance:)` calls are due at deadlines; when `advance` returns, every
-/// mock delivery due by then has run, in deadline order, first-scheduled first on ties, with
-/// ``now`` set to each deadline before its work runs.
-///
-/// Production code that takes `any Clock<Duration>` (retry back-off, timeouts) can be driven by
-/// it too:
+/// Time starts at zero and moves only through ``advance(by:)``, ``advance(to:)`` and ``run()``;
+/// when `advance` returns, every mock delivery due by then has run, in deadline order. Give it to
+/// a ``URLSessionMock`` for delayed answers, and to production code that sleeps on an injected
+/// `any Clock<Duration>` (retry back-off, timeouts):
 ///
 /// ```swift
-/// // Production
-/// func fetchWithRetry(clock: any Clock<Duration>) async throws -> Data {
-///   ...
-///   try await clock.sleep(for: .seconds(2))
-///   ...
-/// }
-///
-/// // Test
 /// let clock = VirtualClock()
 /// let mock = URLSessionMock(data: body, response: nil, error: nil, delay: .seconds(30), clock: clock)
 /// mock.dataTask(with: url) { data, _, _ in ... }.resume()
 /// await clock.advance(by: .seconds(30))  // the handler has run when this returns
 /// ```
 ///
-/// > Important: A sleeping Swift task is resumed by `advance`, but it runs on its own
-/// > executor afterwards. To wait until such a task has issued its next request, use
-/// > ``URLSessionMock``'s `waitForRequests(count:timeout:)`; to wait until code under test has
-/// > started sleeping before you advance, use ``waitForSleepers(count:timeout:fileID:filePath:line:column:)``.
+/// > Important: Advance only once the code under test has started its sleep: wait for it with
+/// > ``waitForSleepers(count:timeout:fileID:filePath:line:column:)``. A clock that has work
+/// > waiting and is not advanced for ``stallTimeout`` of real time fails the test at the line
+/// > that created it, naming the fix, and ends what was waiting instead of hanging.
 ///
-/// > Important: Advancing before the code under test has registered its sleep is the classic
-/// > trap: `let call = Task { try await client.fetch() }` followed at once by
-/// > `await clock.advance(by: .seconds(1))` usually advances first, the sleep then waits for a
-/// > time nobody will ever advance to, and `try await call.value` never returns. The clock
-/// > watches for this: when a sleep or a delayed delivery has been waiting for ``stallTimeout``
-/// > of real time (5 seconds unless you pass another limit to
-/// > ``init(stallTimeout:fileID:filePath:line:column:)``) and nothing has advanced the clock,
-/// > it reports a test failure at the line that created the clock, naming the fix
-/// > (``waitForSleepers(count:timeout:fileID:filePath:line:column:)`` before `advance`, or
-/// > ``run()``), and ends what was waiting: a sleep throws `CancellationError`, a mock delivery
-/// > fails with `URLError(.timedOut)`. The test then finishes instead of hanging.
+/// <doc:VirtualTime> tells the whole story: hand-shakes, retries, timeouts and the watchdog.
 public final class VirtualClock: Clock, Sendable {
 
   /// A point in virtual time: a duration since the clock's zero.

@@ -11,44 +11,23 @@ import HTTPSessionMocks
 
 /// A real HTTP/1.1 server on the loopback interface that answers from a `URLSessionMock`.
 ///
-/// Some clients cannot be handed a session: a `WKWebView` loading a page and its scripts, an
-/// app under XCUITest in another process, `curl`, a Python tool. Start a server for the mock
-/// and point them at ``baseURL``; every request goes through the mock's one request path, so
-/// the same stubs answer, the journal records it, and `verify` checks it:
+/// For clients that cannot be handed a session: a `WKWebView`, an app under XCUITest in another
+/// process, `curl`. Start one with `mock.startServer()` and point the client at ``baseURL``;
+/// every request goes through the mock's one request path, so the same stubs answer, the journal
+/// records it and `verify` checks it. A request no stub matches gets `404` with the near-miss
+/// report as its body, and fails the test.
 ///
 /// ```swift
-/// let mock = URLSessionMock()
-/// mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
 /// let server = try mock.startServer()
 /// defer { server.stop() }
 /// app.launchEnvironment["API_BASE_URL"] = server.baseURL.absoluteString
-/// ...
-/// mock.verify(.get("/users/octocat"), called: .once)
 /// ```
-///
-/// Each request becomes a `URLRequest` for `http://127.0.0.1:PORT/path?query` with the method,
-/// every header as sent (`Host` kept) and the body. Answers carry `Content-Length`; `HEAD`
-/// gets the headers only; delays run on the mock's clock. A request no stub matches gets `404`
-/// with the near-miss report as its `text/plain` body, and fails the test as usual. A stub's
-/// `URLError` becomes the fault a client would see:
-///
-/// - `.networkConnectionLost`: the connection closes without a response.
-/// - `.timedOut`: the connection stays open and silent until the client gives up or the server
-///   stops.
-/// - `.badServerResponse`, `.cannotParseResponse`: the server writes bytes that are not HTTP and
-///   closes.
-/// - any other error: the connection closes without a response.
-///
-/// Connections are persistent (keep-alive) unless the client says `Connection: close` or
-/// speaks HTTP/1.0 without `keep-alive`; pipelined requests are answered in order; request
-/// bodies may use `Content-Length` or chunked transfer encoding, and `Expect: 100-continue`
-/// is honoured. There is no TLS. The server enforces ``ServerLimits``; malformed requests get
-/// `400` (over-limit ones `413` or `431`, too slow a body `408`) and a lingering close; a
-/// connection over the limit gets `503`. Starting a server bounds the mock's journal to its
-/// newest exchanges (``ServerLimits/maxJournalExchanges``).
 ///
 /// > Important: ``stop()`` closes every connection and returns only when no server thread can
 /// > call into the mock any more. A server that is released stops itself.
+///
+/// <doc:ServingAMockOverLoopback> has what each answer looks like on the wire, the
+/// ``ServerLimits``, the bounded journal and the `stub-server` command.
 public final class LoopbackServer: Sendable {
   /// The server's address, such as `http://127.0.0.1:54321`; append paths to it.
   ///

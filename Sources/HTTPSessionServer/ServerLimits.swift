@@ -1,23 +1,16 @@
 /// The limits a ``LoopbackServer`` enforces on every connection, and on the journal of the
 /// mock it serves.
 ///
-/// A server is an attack surface even on loopback, and `stub-server` runs for as long as its
-/// clients do, so each limit has a default that real clients never reach and a test can
-/// tighten:
+/// Each limit has a default that real clients never reach and that a test can tighten:
 ///
 /// ```swift
 /// let server = try mock.startServer(limits: ServerLimits(headerTimeout: .milliseconds(200)))
 /// ```
 ///
-/// The timeouts are real time, not the mock's clock: they protect a socket, and a
-/// `VirtualClock` that nobody advances must not keep connections open forever.
-///
-/// > Important: Starting a server bounds the journal of the mock it serves, for as long as the
-/// > mock lives: it keeps the newest ``maxJournalExchanges`` requests and exchanges, and cuts
-/// > bodies at ``maxJournalBodyBytes``. `waitForRequests` still counts every request; `verify`
-/// > passes only when the requests the journal dropped cannot change its verdict, and
-/// > otherwise reports that it cannot tell. A test that sends more requests than that and
-/// > verifies all of them passes a larger limit.
+/// The timeouts are real time, not the mock's clock: they protect a socket. Starting a server
+/// bounds the served mock's journal to its newest ``maxJournalExchanges`` exchanges; a test that
+/// verifies more requests than that passes a larger limit. See "Limits" and "A bounded journal"
+/// in <doc:ServingAMockOverLoopback>.
 public struct ServerLimits: Sendable, Equatable {
   /// The most bytes the request line and the header fields may take together; a longer head
   /// gets `431 Request Header Fields Too Large`. 64 KiB by default.

@@ -7,26 +7,18 @@ import Foundation
 /// An ordered list of declarative stubs that can be written to files, read back, and handed to
 /// a mock.
 ///
-/// Build one with the same vocabulary as the mock, or load one from a folder or a file:
-///
 /// ```swift
 /// var bundle = MockBundle()
 /// bundle.stub(.get("/users/{login}"), with: .json(user))
-/// bundle.stub(.get("/flaky"), with: [.error(URLError(.timedOut)), .status(503), .text("ok")])
-/// bundle.stub(.post("/login"), with: .status(200), times: 1, willSetState: "logged in")
 /// try bundle.write(to: folder)
-///
 /// let mock = URLSessionMock(bundle: try MockBundle(contentsOf: folder))
 /// ```
 ///
-/// A stub loaded from a file behaves exactly like the same stub written in code: the same
-/// matching, precedence (a later entry wins over an earlier one that matches too), journal,
-/// verification and near-miss reports. Only declarative stubs (from the matcher and response
-/// factories) can be written to a file; <doc:BundleFileFormat> describes the format.
-///
-/// Two bundles are equal when they hold equal entries in the same order (matchers and responses
-/// compare by structure: see ``RequestMatcher`` and ``StubResponse``'s `==`); where an entry
-/// came from does not count.
+/// A stub loaded from a file behaves exactly like the same stub written in code, with the same
+/// precedence (a later entry wins over an earlier one that matches too). Only declarative stubs
+/// (from the matcher and response factories) can be written to a file. Two bundles are equal
+/// when they hold equal entries in the same order. <doc:BundleFileFormat> describes the formats
+/// it reads and writes; <doc:RecordingAndReplaying>, HAR files and recordings.
 public struct MockBundle: Sendable, Equatable {
   /// One stub of a bundle: what it matches, what it answers, its limits, and where it came
   /// from.

@@ -10,21 +10,12 @@ import Foundation
 /// ``default`` covers the usual credentials; extend it, or start from ``none``:
 ///
 /// ```swift
-/// let spy = SpySession(wrapping: URLSession.shared)
-/// // ... run the code under test with `spy` ...
 /// let har = try spy.harData(redacting: .default.header("X-Trace").jsonField("ssn"))
-/// let plain = try spy.harData(redacting: .none)
 /// ```
 ///
-/// Redaction applies to requests and responses alike: URL query items, headers (cookies are
-/// headers: `Cookie` and `Set-Cookie` lose their whole value), JSON bodies at any depth, and
-/// `application/x-www-form-urlencoded` bodies, whose fields are treated as query items. Header
-/// and query item names compare case-insensitively; JSON field names compare exactly. A body
-/// is re-encoded (with sorted keys) only when a field in it was redacted.
-///
-/// A replaying mock (``URLSessionMock/init(replaying:mode:from:redacting:clock:fileID:filePath:line:column:environment:)``)
-/// redacts each live request the same way before matching it, so a request that carries a real
-/// token matches the recording that carries `REDACTED`.
+/// It applies to requests and responses alike, and a replaying mock redacts each live request
+/// the same way before matching it, so a request that carries a real token matches the recording
+/// that carries `REDACTED`. See "Keep secrets out of recordings" in <doc:RecordingAndReplaying>.
 public struct Redaction: Sendable {
   /// What replaces a redacted value: `REDACTED`.
   public static let placeholder = "REDACTED"

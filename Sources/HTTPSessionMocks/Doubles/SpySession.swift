@@ -8,30 +8,21 @@ import HTTPSessionKit
 /// An `HTTPSession` that records every call, and either forwards it to another session or
 /// holds it until the test answers.
 ///
-/// **Forwarding.** `SpySession(wrapping:)` passes every task to the session it wraps (a real
-/// `URLSession`, a ``URLSessionMock``, anything) and never changes what that session answers:
-///
-/// ```swift
-/// let spy = SpySession(wrapping: URLSession.shared)
-/// client.session = spy
-/// ...
-/// spy.verify(.get("/users/octocat"), called: .once)
-/// ```
-///
-/// **Manual.** `SpySession()` holds every resumed task with its completion handler until the test
-/// completes it, in any order; this is how a test drives loading states, races and out-of-order
-/// answers:
+/// `SpySession(wrapping:)` passes every task to the session it wraps (a real `URLSession`, a
+/// ``URLSessionMock``, anything) and never changes what that session answers. `SpySession()`
+/// holds every resumed task in ``pendingTasks`` until the test completes it, in any order: this
+/// is how a test drives loading states, races and out-of-order answers.
 ///
 /// ```swift
 /// let spy = SpySession()
 /// client.session = spy
-/// let first = Task { try await client.search("a") }
-/// try await spy.waitForRequests(count: 1)
-/// let second = Task { try await client.search("ab") }
-/// try await spy.waitForRequests(count: 2)
-/// spy.complete(spy.pendingTasks[1], with: .json(["ab"]))   // the later search answers first
+/// ...  // the code under test sends two searches
+/// spy.complete(spy.pendingTasks[1], with: .json(["ab"]))  // the later search answers first
 /// spy.complete(spy.pendingTasks[0], with: .json(["a"]))
 /// ```
+///
+/// A spy records and verifies as a mock does (``RecordingSession``). See "Answer in the order the
+/// test chooses" in <doc:XCTestAndSwiftTesting>.
 public final class SpySession: RecordingSession, Sendable {
   /// The task data tasks are: a ``MockTask``.
   public typealias DataTask = MockTask

@@ -7,35 +7,23 @@ import HTTPSessionKit
 
 /// An `HTTPSession` that answers from stubs, instantly or on a clock, and records everything.
 ///
-/// The simplest form answers every request the same way, as DHURLSessionStub did:
-///
-/// ```swift
-/// let client = APIClient()
-/// client.session = URLSessionMock(jsonDict: ["login": "octocat", "id": 1])!
-/// client.fetchProfile(name: "octocat") { user, error in ... }  // runs inside resume()
-/// ```
-///
-/// A mock made with `URLSessionMock()` answers only what its stubs match, newest stub first:
+/// Inject it where the code under test takes `any HTTPSession`. `URLSessionMock()` answers only
+/// what its stubs match, newest stub first; the canned forms (`URLSessionMock(jsonDict:)`,
+/// `URLSessionMock(status:)`, ...) answer every request the same way, as DHURLSessionStub did:
 ///
 /// ```swift
 /// let mock = URLSessionMock()
 /// mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
-/// mock.stub(.post("/repos/{owner}/{repo}/issues"), with: .status(201))
+/// client.session = mock
 /// ...
 /// mock.verify(.get("/users/octocat"), called: .once)
 /// ```
 ///
-/// Delivery follows `URLSession`: nothing happens until `resume()`; the handler runs exactly
-/// once; `cancel()` before or during delivery delivers `URLError(.cancelled)`. With no delay the
-/// handler runs synchronously inside `resume()`, so a test needs no waiting; with a delay it
-/// runs on the mock's clock (pass a ``VirtualClock`` to control it).
-///
-/// > Tip: The cancellation error carries the failing URL, as URLSession's does, so
-/// > `#expect(throws: URLError(.cancelled))` fails; check the code instead:
-/// > `#expect { try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }`.
-///
-/// A request that no stub matches fails the test, pointing at the line that created the mock,
-/// and the code under test gets `URLError(.resourceUnavailable)`; see ``unmatchedRequestPolicy``.
+/// Delivery follows `URLSession`; with no delay the handler runs inside `resume()`, so a test
+/// needs no waiting. A request that no stub matches fails the test at the line that created the
+/// mock, and the code under test gets `URLError(.resourceUnavailable)` (see
+/// ``unmatchedRequestPolicy``). <doc:GettingStarted> and <doc:MatchingAndVerifying> tell the
+/// whole story.
 public final class URLSessionMock: RecordingSession, Sendable {
 
   /// The scenario state every mock starts in: `"started"`.

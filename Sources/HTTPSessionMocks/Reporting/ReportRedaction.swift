@@ -1,28 +1,18 @@
 /// Which header values failure reports mask, so that a secret sent in a test does not reach a
 /// CI log.
 ///
-/// Reports (near misses, unmatched requests, failed verifications) print the requests a double
-/// saw with their headers. By default (``default``) they mask the values of `Authorization`,
-/// `Proxy-Authorization`, `Cookie`, `Set-Cookie` and every header whose name contains `token`,
-/// `secret`, `password`, `api-key`, `api_key` or `apikey` (in any case): a masked value shows
-/// its first characters (at most 4, and never more than a third of it) and its length, and a
-/// matcher that compares such a header says only that the values differ, with both lengths:
-///
-/// ```text
-/// headers: Authorization: Bear… (20 characters, masked)
-/// - header Authorization: differs (expected 14 characters, got 20; values masked)
-/// ```
-///
-/// Set it per double; ``none`` prints every value as sent:
+/// By default (``default``) reports mask the values of `Authorization`, `Proxy-Authorization`,
+/// `Cookie`, `Set-Cookie` and of headers named like `*token*`, `*secret*`, `*password*` or
+/// `*api-key*`, showing their first characters and their length. Set it per double; ``none``
+/// prints every value as sent:
 ///
 /// ```swift
-/// let mock = URLSessionMock()
-/// mock.reportRedaction = .none  // this test's tokens are fake: show them
 /// mock.reportRedaction = .default.header("X-Session")  // mask one more header
 /// ```
 ///
-/// Only what reports print is masked: the journal (``RecordingSession/requests``), matching,
-/// and recordings are unchanged (a recording has its own ``Redaction``).
+/// Only reports change: the journal (``RecordingSession/requests``), matching and recordings do
+/// not (a recording has its own ``Redaction``). See "Secrets in reports" in
+/// <doc:MatchingAndVerifying>.
 public struct ReportRedaction: Sendable, Equatable {
   /// Whole header names that are masked, lowercased.
   private var names: Set<String>

@@ -10,21 +10,14 @@ import Foundation
 ///
 /// ```swift
 /// mock.stub(.get("/users/{login}"), with: .json(user))
-/// mock.stub(.post("https://api.example.com/repos/{owner}/{repo}/issues"), with: .status(201))
-/// mock.stub(.get("/search?q=swift"), with: .text("found"))
 /// mock.stub(.post("/items").header("Authorization", "Bearer t").jsonBody(item), with: .status(201))
 /// mock.verify(.get("/users/octocat") && !.header("Cookie"), called: .once)
 /// ```
 ///
-/// A pattern is a path (`/users/{login}`, which matches any scheme and host) or an absolute URL
-/// (`https://api.example.com/users/{login}`, bound to that scheme, host and port). `{name}`
-/// matches the text of one path segment, and may stand between a literal prefix and suffix
-/// (`/files/{name}.json`); its value is passed to dynamic responses. A query in the pattern lists
-/// items that must be present (the request may have more). Paths compare percent-decoded and
-/// exactly: a trailing slash matters, and the near-miss report points it out.
-///
-/// A malformed pattern (`/users/{login`, `{}`, `//`, a bad regular expression) never matches
-/// anything, and the double reports it as a test failure where it is used; ``problems`` lists it.
+/// A pattern is a path (any scheme and host) or an absolute URL (bound to its scheme, host and
+/// port); `{name}` matches the text of one path segment. A malformed pattern never matches
+/// anything, and the double reports it as a test failure where it is used; ``problems`` lists
+/// it. "Patterns" in <doc:MatchingAndVerifying> has every rule.
 public struct RequestMatcher: Sendable, CustomStringConvertible {
   indirect enum Node: Sendable {
     case any
