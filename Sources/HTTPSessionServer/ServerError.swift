@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -51,4 +53,9 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
       code: .system, errorNumber: number,
       description: "LoopbackServer: \(call)() failed: \(text) (errno \(number)).\(advice)")
   }
+}
+
+extension ServerError: LocalizedError {
+  /// The ``description``, so that `localizedDescription` says what happened and what to do.
+  public var errorDescription: String? { description }
 }

@@ -216,7 +216,8 @@ public struct MockBundle: Sendable, Equatable {
     let name = file.lastPathComponent
     switch JSONShape(sniffing: data) {
     case .object(let keys) where keys.contains("log"):
-      self = try HARFormat.read(data, source: file.path)
+      // Consumed: a large recording's bytes are let go before its stubs are built.
+      self = try HARFormat.read(consume data, source: file.path, name: name)
     case .object(let keys) where keys.contains("version"):
       self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
     case .array:
@@ -225,7 +226,7 @@ public struct MockBundle: Sendable, Equatable {
       // Our reader names what is missing.
       self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
     case .other:
-      _ = try JSONCursor.parse(data, source: file.path)
+      _ = try JSONCursor.parse(data, source: file.path, duplicates: .lastWins)
       throw MockBundleError(
         .malformed, source: file.path,
         "expected a JSON object with \"version\" (a bundle.json), an object with \"log\" (a HAR "
