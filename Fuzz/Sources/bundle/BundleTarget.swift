@@ -13,7 +13,8 @@ import Foundation
 // from our format writes back, inline and as a folder's document, to one that reads as an equal
 // bundle and writes the same bytes again; a MockingBird bundle does too, through our format;
 // every loaded bundle routes a request through a mock; the cheap top-level sniffing that picks
-// the reader agrees with the parser.
+// the reader agrees with the parser; an error names either a path or the line and column of
+// the text that is not JSON.
 
 /// A folder with the body files the inputs may name, made once per process.
 let fixtureFolder: URL = {
@@ -56,6 +57,12 @@ func read(_ body: () throws -> MockBundle) -> MockBundle? {
     check(!error.problem.isEmpty, "an error with no problem: \(error)")
     check(error.source == "in", "an error naming another source: \(error)")
     check(!error.description.isEmpty, "an empty description")
+    check((error.line == nil) == (error.column == nil), "a line without a column: \(error)")
+    if let line = error.line, let column = error.column {
+      check(line >= 1 && column >= 1, "a place before the start: \(error)")
+      check(error.description.hasPrefix("in:\(line):\(column): "), "the place is not shown")
+    }
+    check(error.localizedDescription == error.description, "localizedDescription differs")
     if !error.path.isEmpty {
       check(
         !error.path.hasPrefix(".") && !error.path.hasSuffix("."),
