@@ -87,7 +87,9 @@ enum HARFormat {
   /// A read HAR document: its entries, and where more can be appended to it.
   struct Document {
     var entries: [Entry]
-    /// The byte offset of the `]` that closes `log.entries`.
+    /// The document as UTF-8 (the file's bytes, unless the file is UTF-16 or UTF-32).
+    var utf8: Data
+    /// The byte offset in ``utf8`` of the `]` that closes `log.entries`.
     var entriesEnd: Int
   }
 
@@ -108,6 +110,7 @@ enum HARFormat {
   /// for JSON syntax, so a large recording never exists twice in memory as a tree. A key given
   /// twice in an object counts once, with its last value (``DuplicateKeys/lastWins``).
   static func document(_ data: Data, source: String) throws(MockBundleError) -> Document {
+    let data = JSONText.utf8(data)
     let text = JSONText(data, source: source, duplicates: .lastWins)
     let outcome: Result<Document, MockBundleError> = data.withUnsafeBytes { raw in
       var parser = JSONParser(raw.bindMemory(to: UInt8.self))
@@ -162,7 +165,7 @@ enum HARFormat {
           let path = "log.entries[\(entries.count)]"
           entries.append(try reader.entry(JSONCursor(try parser.value(), path: path, text: text)))
         }
-        document = Document(entries: entries, entriesEnd: parser.lastClose)
+        document = Document(entries: entries, utf8: text.data, entriesEnd: parser.lastClose)
       }
       guard let document else {
         throw missing("entries", "the list of recorded exchanges", in: "log", keys: logKeys, text)

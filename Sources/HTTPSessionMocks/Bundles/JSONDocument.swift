@@ -91,8 +91,8 @@ enum DuplicateKeys {
   case lastWins
 }
 
-/// A file being read: its name, its bytes (to turn an offset into a line and column) and its
-/// rule for duplicate keys.
+/// A file being read: its name, its bytes as UTF-8 (to turn an offset into a line and column)
+/// and its rule for duplicate keys.
 final class JSONText: Sendable {
   let source: String
   let data: Data
@@ -102,6 +102,39 @@ final class JSONText: Sendable {
     self.data = data
     self.source = source
     self.duplicates = duplicates
+  }
+
+  /// `data` as UTF-8: itself, or its text re-encoded when it is UTF-16 or UTF-32, which JSON
+  /// files may be (RFC 4627) and `JSONSerialization` reads. The encoding is told as
+  /// `JSONSerialization` tells it: by a byte order mark, or by where the first characters
+  /// (ASCII in any JSON document) have their zero bytes.
+  static func utf8(_ data: Data) -> Data {
+    let head = Array(data.prefix(4))
+    func at(_ index: Int) -> UInt8? { index < head.count ? head[index] : nil }
+    let encoding: String.Encoding
+    var mark = 0
+    switch (at(0), at(1), at(2), at(3)) {
+    case (0x00, 0x00, 0xFE, 0xFF):
+      (encoding, mark) = (.utf32BigEndian, 4)
+    case (0xFF, 0xFE, 0x00, 0x00):
+      (encoding, mark) = (.utf32LittleEndian, 4)
+    case (0xFE, 0xFF, _, _):
+      (encoding, mark) = (.utf16BigEndian, 2)
+    case (0xFF, 0xFE, _, _):
+      (encoding, mark) = (.utf16LittleEndian, 2)
+    case (0x00, 0x00, 0x00, .some(let byte)) where byte != 0:
+      encoding = .utf32BigEndian
+    case (.some(let byte), 0x00, 0x00, 0x00) where byte != 0:
+      encoding = .utf32LittleEndian
+    case (0x00, .some(let byte), _, _) where byte != 0:
+      encoding = .utf16BigEndian
+    case (.some(let byte), 0x00, _, _) where byte != 0:
+      encoding = .utf16LittleEndian
+    default:
+      return data
+    }
+    guard let text = String(data: data.dropFirst(mark), encoding: encoding) else { return data }
+    return Data(text.utf8)
   }
 
   /// The line and column of byte `offset`.
@@ -140,6 +173,7 @@ struct JSONCursor {
   static func parse(_ data: Data, source: String, duplicates: DuplicateKeys)
     throws(MockBundleError) -> JSONCursor
   {
+    let data = JSONText.utf8(data)
     let text = JSONText(data, source: source, duplicates: duplicates)
     let parsed: Result<JSONNode, JSONSyntaxError> = data.withUnsafeBytes { raw in
       var parser = JSONParser(raw.bindMemory(to: UInt8.self))
@@ -384,10 +418,12 @@ struct JSONCursor {
     case .bool(let flag): return .bool(flag)
     case .number(let literal):
       if let integer = Int64(literal) { return .integer(integer) }
-      guard let number = Double(literal), number.isFinite else {
+      // Read as a request's JSON body is read (JSONDecoder), so that the two compare equal
+      // even where JSONDecoder rounds differently (a fraction beyond a Double's precision).
+      guard let value = try? JSONValue(parsing: Data(literal.utf8)) else {
         throw fail("Number \(found) is not representable")
       }
-      return .double(number)
+      return value
     case .string(let text): return .string(text)
     case .array:
       var values: [JSONValue] = []

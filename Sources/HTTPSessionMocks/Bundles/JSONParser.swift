@@ -211,24 +211,26 @@ struct JSONParser {
           + "is not closed)")
     }
     let started = itemsRead[itemsRead.count - 1]
-    if bytes[offset] == closing {
-      offset += 1
-      lastClose = offset - 1
-      itemsRead.removeLast()
-      depth -= 1
-      return false
-    }
-    if started {
+    if started && bytes[offset] != closing {
       guard bytes[offset] == UInt8(ascii: ",") else {
         throw fail(
           "Expected \",\" or \"\(Character(Unicode.Scalar(closing)))\" after an \(what), found "
             + shown(offset))
       }
       offset += 1
+      // A trailing comma closes as well: JSONSerialization and JSONDecoder accept one, so
+      // files that they read before keep loading.
       skipSpace()
-      if offset < bytes.count, bytes[offset] == closing {
-        throw fail("Unexpected \(shown(offset)) after \",\" (a trailing comma)")
+      guard offset < bytes.count else {
+        throw fail("Unexpected end of file (expected a value after \",\")")
       }
+    }
+    if bytes[offset] == closing {
+      offset += 1
+      lastClose = offset - 1
+      itemsRead.removeLast()
+      depth -= 1
+      return false
     }
     itemsRead[itemsRead.count - 1] = true
     return true

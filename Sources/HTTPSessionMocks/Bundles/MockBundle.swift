@@ -203,7 +203,7 @@ public struct MockBundle: Sendable, Equatable {
     }
     let file = isDirectory.boolValue ? url.appendingPathComponent("bundle.json") : url
     let folder = file.deletingLastPathComponent()
-    let data: Data
+    var data: Data
     do {
       data = try Data(contentsOf: file)
     } catch {
@@ -214,6 +214,7 @@ public struct MockBundle: Sendable, Equatable {
           : "cannot be read (\(error.localizedDescription))")
     }
     let name = file.lastPathComponent
+    data = JSONText.utf8(data)  // a UTF-16 or UTF-32 file is sniffed as its text
     switch JSONShape(sniffing: data) {
     case .object(let keys) where keys.contains("log"):
       // Consumed: a large recording's bytes are let go before its stubs are built.

@@ -90,13 +90,12 @@ struct ReplayPlan {
   var name: String
   /// The file as read, if it was.
   var document: HARFormat.Document?
-  var data: Data?
 
   /// What a recorder appends to: the file's bytes, where its entries end, and how many it has.
   var original: ReplayRecorder.Original? {
-    guard let data, let document else { return nil }
+    guard let document else { return nil }
     return ReplayRecorder.Original(
-      data: data, entriesEnd: document.entriesEnd, count: document.entries.count)
+      data: document.utf8, entriesEnd: document.entriesEnd, count: document.entries.count)
   }
 
   init(file: URL, mode requested: ReplayMode, environment: [String: String]) throws {
@@ -131,7 +130,6 @@ struct ReplayPlan {
       } catch {
         throw MockBundleError(.unreadable, source: name, "could not be read: \(error)")
       }
-      self.data = data
       document = try HARFormat.document(data, source: name)
     } else if mode == .replay, refusal == nil {
       throw MockBundleError(

@@ -103,16 +103,6 @@ import Testing
     #expect(HARFixtures.send(mock, "https://x.test/nulls").data == Data())
   }
 
-  /// The UTF-8 of `text`, with each `<FF>` written as the byte 0xFF (which UTF-8 never holds).
-  static func bytes(_ text: String) -> Data {
-    var data = Data()
-    for (index, part) in text.components(separatedBy: "<FF>").enumerated() {
-      if index > 0 { data.append(0xFF) }
-      data.append(contentsOf: part.utf8)
-    }
-    return data
-  }
-
   /// The error that loading `data` as `session.har` throws, as a replaying mock and as a
   /// bundle: both say the same.
   static func loadError(_ data: Data) throws -> String {
@@ -169,7 +159,7 @@ import Testing
   func unreadableTextNamesTheLineAndColumnWithTheReason(_ index: Int) throws {
     let (document, message) = Self.unreadable[index]
     let deep = document.replacing("<DEEP>", with: String(repeating: "[", count: 100_000))
-    let error = try Self.loadError(Self.bytes(deep))
+    let error = try Self.loadError(bytesWithFF(deep))
     #expect(error.contains(message), "case \(index): \(error)")
   }
 
@@ -181,7 +171,7 @@ import Testing
       )
       .replacing(#""cookies": [], "headersSize": -1, "bodySize": -1}"#, with: #""cookies": 7}"#)
     let file = try HARFixtures.file("", named: "session.har")
-    try Self.bytes(HARFixtures.har(entry)).write(to: file)
+    try bytesWithFF(HARFixtures.har(entry)).write(to: file)
     let mock = try URLSessionMock(
       replaying: file, mode: .replay, from: URLSessionMock(), environment: [:])
     #expect(HARFixtures.send(mock, "https://x.test/a").status == 200)

@@ -320,6 +320,20 @@ import Testing
     #expect(redirect.contains("new.example.com/home"))
   }
 
+  /// JSON files may be UTF-16 or UTF-32 (RFC 4627), as `JSONSerialization` reads them.
+  @Test(arguments: [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32])
+  func aUTF16OrUTF32FileReadsAsItsText(_ encoding: String.Encoding) throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry("GET", "https://x.test/caf\u{E9}", text: "\u{E9}t\u{E9}"))
+    let file = try HARFixtures.file("")
+    try #require(har.data(using: encoding)).write(to: file)
+    let mock = URLSessionMock(bundle: try MockBundle(contentsOf: file))
+    #expect(route(mock, "GET", "https://x.test/caf%C3%A9").text == "\u{E9}t\u{E9}")
+    let replaying = try URLSessionMock(
+      replaying: file, mode: .replay, from: URLSessionMock(), environment: [:])
+    #expect(route(replaying, "GET", "https://x.test/caf%C3%A9").status == 200)
+  }
+
   @Test func anEntryWithoutContentTypeGetsItsMimeType() throws {
     let har = HARFixtures.har(HARFixtures.entry("GET", "https://x.test/a", text: "plain"))
     let (mock, _) = try HARFixtures.replaying(har)
