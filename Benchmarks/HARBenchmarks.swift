@@ -80,6 +80,7 @@ enum HARBenchmark {
       .appendingPathComponent("benchmark-\(ProcessInfo.processInfo.processIdentifier).har")
     // swift-format-ignore: NeverUseForceTry
     try! document.write(to: url)
+    HARMemory.removeAfterTheRun(url)
     return url
   }()
 
@@ -184,10 +185,15 @@ enum HARMemory {
     return Double(size) / 1_048_576
   }
 
-  /// Removes the generated recordings.
+  /// Removes the generated recordings (and the other files given to ``removeAfterTheRun(_:)``).
   static func removeFiles() {
     guard ProcessInfo.processInfo.environment["HAR_MEMORY_KEEP"] == nil else { return }
     for file in files.withLock({ $0.values }) { try? FileManager.default.removeItem(at: file) }
+  }
+
+  /// Has ``removeFiles()`` remove `file` too: the 5,000-entry recording.
+  static func removeAfterTheRun(_ file: URL) {
+    files.withLock { $0[-$0.count - 1] = file }  // negative keys: not a recording by count
   }
 
   /// The request that entry `index` recorded.
