@@ -16,6 +16,9 @@ struct Options: Sendable {
   var iterations: Int?
   /// Run the loopback-server scenarios under wrk instead of the doubles' scenarios.
   var server = false
+  /// Hidden: be the child of a `har-load` memory scenario, loading this file and checking
+  /// this entry.
+  var harLoadChild: (path: String, middle: Int)?
 
   static let usage = """
     usage: benchmarks [--quick] [--json FILE] [--check] [--repetitions N] [--only NAMES]
@@ -64,6 +67,8 @@ struct Options: Sendable {
         options.only = try value(for: argument).split(separator: ",").map(String.init)
       case "--profile": options.profile = try value(for: argument)
       case "--iterations": options.iterations = try count(for: argument)
+      case "--har-load-child":
+        options.harLoadChild = (try value(for: argument), try count(for: argument))
       case "-h", "--help": throw UsageError(description: "")
       default: throw UsageError(description: "unknown argument \"\(argument)\"")
       }

@@ -19,6 +19,7 @@ struct ScenarioResult: Sendable {
     case .nsPerRequest: return "ns/request"
     case .wallMilliseconds: return "ms total"
     case .requestsPerSecond: return "requests/s"
+    case .mebibytes: return "MiB"
     }
   }
 
@@ -27,6 +28,7 @@ struct ScenarioResult: Sendable {
     case .nsPerRequest: return "ns_per_request"
     case .wallMilliseconds: return "wall_ms"
     case .requestsPerSecond: return "requests_per_second"
+    case .mebibytes: return "mebibytes"
     }
   }
 }
@@ -108,6 +110,18 @@ struct Report: Sendable {
       Goal(
         label: "(8) mock-5000-replayed within 2× of mock", value: replayed, figure: times(replayed),
         met: replayed <= 2))
+    let recording = HARMemory.fileMebibytes(entries: HARMemory.entryCount(quick: quick))
+    let size = number(recording, decimals: 0) + " MiB"
+    let peak = median("har-load-peak") / recording
+    goals.append(
+      Goal(
+        label: "(17) har-load-peak under 3× the recording (\(size))", value: peak,
+        figure: times(peak), met: peak < 3))
+    let resident = median("har-load-resident") / recording
+    goals.append(
+      Goal(
+        label: "(17) har-load-resident under 2× the recording", value: resident,
+        figure: times(resident), met: resident < 2))
     return goals.filter { !$0.value.isNaN }
   }
 
@@ -135,7 +149,7 @@ struct Report: Sendable {
           + pad(result.unit, 12) + pad(ratio, 12, right: true) + "  " + spread)
     }
     lines.append("")
-    lines.append("Goals (issue 4)")
+    lines.append("Goals (issue 4; (17): issue 17)")
     for goal in goals {
       lines.append(
         "  goal " + pad(goal.label, 56) + pad(goal.figure, 12, right: true) + "  "

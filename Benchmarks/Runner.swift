@@ -10,13 +10,14 @@ func runBenchmarks(_ options: Options) async throws -> Report {
     ScenarioResult(name: $0.name, metric: $0.metric, requests: $0.requests)
   }
   progress("warming up")
-  for scenario in scenarios {
+  for scenario in scenarios where scenario.direct == nil {
     _ = try await scenario.measure()
   }
   for round in 0..<repetitions {
     progress("repetition \(round + 1) of \(repetitions)")
     for offset in scenarios.indices {
       let index = (offset + round) % scenarios.count
+      if let most = scenarios[index].maxSamples, results[index].samples.count >= most { continue }
       results[index].samples.append(try await scenarios[index].measure())
     }
   }

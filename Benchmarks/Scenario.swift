@@ -15,6 +15,8 @@ struct Scenario {
     case wallMilliseconds
     /// Requests per second, all threads together.
     case requestsPerSecond
+    /// Mebibytes of memory, as a child process reports them.
+    case mebibytes
   }
 
   let name: String
@@ -23,9 +25,36 @@ struct Scenario {
   let requests: Int
   /// Makes a fresh workload of `requests` requests, outside the timed region.
   let prepare: (_ requests: Int) throws -> Workload
+  /// A figure measured otherwise than by timing a workload (a child process's memory), if
+  /// this scenario has one; such a scenario has no warm-up and at most `maxSamples` samples.
+  var direct: (() throws -> Double)?
+  var maxSamples: Int?
+
+  init(
+    name: String, metric: Metric, requests: Int,
+    prepare: @escaping (_ requests: Int) throws -> Workload
+  ) {
+    self.name = name
+    self.metric = metric
+    self.requests = requests
+    self.prepare = prepare
+  }
+
+  /// A scenario whose figure `measure` returns directly, at most `samples` times a run.
+  init(
+    name: String, metric: Metric, requests: Int, samples: Int,
+    measure: @escaping () throws -> Double
+  ) {
+    self.init(name: name, metric: metric, requests: requests) { _ in
+      throw BenchmarkError(description: "\(name) is measured directly")
+    }
+    direct = measure
+    maxSamples = samples
+  }
 
   /// Prepares, times, checks and releases one workload; returns the figure for `metric`.
   func measure(requests count: Int? = nil) async throws -> Double {
+    if let direct { return try direct() }
     let count = count ?? requests
     let workload = try prepare(count)
     let elapsed = try await workload.time()
@@ -35,6 +64,7 @@ struct Scenario {
     case .nsPerRequest: return elapsed.nanoseconds / Double(count)
     case .wallMilliseconds: return elapsed.nanoseconds / 1e6
     case .requestsPerSecond: return Double(count) / (elapsed.nanoseconds / 1e9)
+    case .mebibytes: return .nan
     }
   }
 }

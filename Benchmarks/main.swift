@@ -20,6 +20,10 @@ do {
 }
 
 do {
+  if let child = options.harLoadChild {
+    try HARMemory.child(path: child.path, middle: child.middle)
+    exit(0)
+  }
   if options.server {
     try runServerBenchmarks(seconds: options.quick ? 2 : 5)
     exit(0)
@@ -32,11 +36,13 @@ do {
   let started = clock.now
   let report = try runBlocking { try await runBenchmarks(options) }
   print(report.table(wallTime: started.duration(to: clock.now)))
+  HARMemory.removeFiles()
   if let path = options.jsonPath {
     try Data(report.json.utf8).write(to: URL(fileURLWithPath: path))
   }
   exit(options.check && !report.allGoalsMet ? 1 : 0)
 } catch {
+  HARMemory.removeFiles()
   progress("benchmarks: \(error)")
   exit(1)
 }

@@ -66,3 +66,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
       description: "LoopbackServer: \(call)() failed: \(text) (errno \(number)).\(advice)")
   }
 }
+
+extension ServerError: LocalizedError {
+  /// The ``description``, so that `localizedDescription` says what happened and what to do.
+  public var errorDescription: String? { description }
+}

@@ -617,4 +617,13 @@ import Testing
     #expect(server.baseURL.absoluteString.hasPrefix("http://[::1]:"))
     server.stop()
   }
+
+  @Test func aServerErrorsLocalizedDescriptionSaysWhatHappened() throws {
+    let error = #expect(throws: ServerError.self) {
+      _ = try URLSessionMock().startServer(port: 70_000)
+    }
+    let described = try #require(error?.description)
+    #expect(error?.localizedDescription == described)
+    #expect(described.contains("70000 is not a TCP port"))
+  }
 }

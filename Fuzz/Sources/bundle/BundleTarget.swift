@@ -13,7 +13,8 @@ import Foundation
 // from our format writes back, inline and as a folder's document, to one that reads as an equal
 // bundle and writes the same bytes again; a MockingBird bundle does too, through our format;
 // every loaded bundle routes a request through a mock; the cheap top-level sniffing that picks
-// the reader agrees with the parser.
+// the reader agrees with the parser; an error names either a path or the line and column of
+// the text that is not JSON.
 
 /// A folder with the body files the inputs may name, made once per process.
 let fixtureFolder: URL = {
@@ -56,6 +57,12 @@ func read(_ body: () throws -> MockBundle) -> MockBundle? {
     check(!error.problem.isEmpty, "an error with no problem: \(error)")
     check(error.source == "in", "an error naming another source: \(error)")
     check(!error.description.isEmpty, "an empty description")
+    check((error.line == nil) == (error.column == nil), "a line without a column: \(error)")
+    if let line = error.line, let column = error.column {
+      check(line >= 1 && column >= 1, "a place before the start: \(error)")
+      check(error.description.hasPrefix("in:\(line):\(column): "), "the place is not shown")
+    }
+    check(error.localizedDescription == error.description, "localizedDescription differs")
     if !error.path.isEmpty {
       check(
         !error.path.hasPrefix(".") && !error.path.hasSuffix("."),
@@ -113,10 +120,14 @@ func route(_ bundle: MockBundle) {
   mock.use(nil)
 }
 
-/// The top-level sniffing agrees with the parser on what the document is.
+/// The top-level sniffing agrees with the parser on what the document is (both see a UTF-16 or
+/// UTF-32 document as its UTF-8 text, as `MockBundle(contentsOf:)` does).
 func checkSniffing(_ data: Data) {
-  let shape = JSONShape(sniffing: data)
-  guard let parsed = try? JSONValue(parsing: data) else { return }
+  let text = JSONText.utf8(data)
+  let shape = JSONShape(sniffing: text)
+  guard (try? JSONCursor.parse(data, source: "in", duplicates: .lastWins)) != nil,
+    let parsed = try? JSONValue(parsing: text)
+  else { return }
   switch parsed {
   case .array: check(shape == .array, "an array sniffed as \(shape)")
   case .object(let members):
@@ -128,7 +139,7 @@ func checkSniffing(_ data: Data) {
     let plain = Set(members.keys.filter { !$0.contains("\\") && !$0.contains("\"") })
     let sniffed = keys.filter { !$0.contains("\\") }
     check(
-      plain.isSubset(of: sniffed) || String(decoding: data, as: UTF8.self).contains("\\"),
+      plain.isSubset(of: sniffed) || String(decoding: text, as: UTF8.self).contains("\\"),
       "sniffed keys \(keys.sorted()) miss some of \(members.keys.sorted())")
   default: break
   }

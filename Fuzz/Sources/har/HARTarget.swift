@@ -6,7 +6,9 @@ import Foundation
 
 // The HAR reader and writer, and redaction, on arbitrary documents.
 //
-// Input: the bytes of a HAR file.
+// Input: the bytes of a HAR file. Checked besides: an error names the file and either a path
+// or a line and column; a recorded JSON body matches whatever its key order; a document that
+// JSONSerialization reads is never a syntax error here.
 
 /// One input for libFuzzer: a HAR document.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -14,16 +16,12 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   let data = Data(bytes: start, count: count)
   let entries: [HARFormat.Entry]
   do {
-    entries = try HARFormat.entries(in: data, source: "fuzz.har")
-  } catch let error as MockBundleError {
-    check(error.description.hasPrefix("fuzz.har: "), "an error without its file: \(error)")
-    check(!error.problem.isEmpty, "an error without a reason")
-    return 0
+    entries = try HARFormat.document(data, source: "fuzz.har").entries
   } catch {
-    check(false, "an error that is not a MockBundleError: \(error)")
+    checkError(error, data)
     return 0
   }
-  let bundle = HARFormat.bundle(from: entries, source: "fuzz.har")
+  let bundle = HARFormat.bundle(from: entries, name: "fuzz.har")
   check(
     bundle.entries.map(\.responses.count).reduce(0, +) == entries.count,
     "\(entries.count) entries became \(bundle.entries.map(\.responses.count)) responses")
@@ -32,8 +30,50 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     checkRedaction(entry)
     checkAnswered(entry, by: mock)
   }
+  checkReorderedJSONBodies(bundle)
   checkRoundTrip(entries, bundle)
   return 0
+}
+
+/// A reader's error names the file and either a path or the line and column of the text that
+/// is not JSON, with a reason; text that Foundation's JSONSerialization reads is not a syntax
+/// error (the reader accepts all it accepts, and more: numbers it cannot represent, strings
+/// that are not text, where nothing reads them).
+func checkError(_ error: MockBundleError, _ data: Data) {
+  check(error.source == "fuzz.har", "an error without its file: \(error)")
+  check(!error.problem.isEmpty, "an error without a reason")
+  check((error.line == nil) == (error.column == nil), "a line without a column: \(error)")
+  if let line = error.line, let column = error.column {
+    check(line >= 1 && column >= 1, "a place before the start: \(error)")
+    check(
+      error.description.hasPrefix("fuzz.har:\(line):\(column): "),
+      "the place is not shown: \(error)")
+  } else {
+    check(error.description.hasPrefix("fuzz.har: "), "an error without its file: \(error)")
+  }
+  if error.path.isEmpty, error.problem.hasPrefix("not valid JSON"),
+    (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+  {
+    check(false, "JSONSerialization reads what the reader calls not JSON: \(error)")
+  }
+}
+
+/// A recorded JSON body matches the same value written with other key order and spacing:
+/// each entry's stub answers the body as compact JSON with sorted keys.
+func checkReorderedJSONBodies(_ bundle: MockBundle) {
+  let mock = replayingMock(bundle)
+  for entry in bundle.entries {
+    guard let parts = entry.matcher.exactParts, parts.mimeType == "application/json",
+      let body = parts.body, let value = try? JSONValue(parsing: body)
+    else { continue }
+    var request = URLRequest(url: parts.url)
+    request.httpMethod = parts.method
+    request.httpBody = Data(" ".utf8) + JSONWriter.pretty(value)
+    let before = mock.exchanges.count
+    _ = send(request, to: mock)
+    let exchange = mock.exchanges.dropFirst(before).first
+    check(exchange?.answeredBy != nil, "\(entry.matcher) did not answer its body reformatted")
+  }
 }
 
 /// A mock with the bundle's stubs, as `load` adds them.
@@ -111,13 +151,13 @@ func checkRoundTrip(_ entries: [HARFormat.Entry], _ bundle: MockBundle) {
   }
   let reread: [HARFormat.Entry]
   do {
-    reread = try HARFormat.entries(in: written, source: "written.har")
+    reread = try HARFormat.document(written, source: "written.har").entries
   } catch {
     check(false, "written HAR does not read back: \(error)")
     return
   }
   check(reread.count == entries.count, "\(entries.count) entries wrote as \(reread.count)")
-  let again = HARFormat.bundle(from: reread, source: "written.har")
+  let again = HARFormat.bundle(from: reread, name: "written.har")
   check(
     again.entries.map(\.responses.count) == bundle.entries.map(\.responses.count),
     "the response sequences changed in a round trip")

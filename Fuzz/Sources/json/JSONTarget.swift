@@ -25,7 +25,26 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   }
   checkJSONObject(first, parsed: expected)
   checkBodyMessages(body)
+  checkFileParser(first, parsed: expected)
   return 0
+}
+
+/// The bundle files' parser agrees with Foundation: what JSONSerialization reads is JSON to it,
+/// and a document JSONDecoder reads (with no key twice) reads as the same value.
+func checkFileParser(_ data: Data, parsed: JSONValue?) {
+  let cursor = try? JSONCursor.parse(data, source: "in", duplicates: .refused)
+  if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
+    check(
+      (try? JSONCursor.parse(data, source: "in", duplicates: .lastWins)) != nil,
+      "JSONSerialization reads a document the file parser calls not JSON")
+  }
+  guard let parsed, let cursor, let value = try? cursor.json() else { return }
+  check(value == parsed, "the file parser read \(value), JSONDecoder \(parsed)")
+  // A recorded body of this value is matched as it: any key order, any spacing.
+  if case .jsonBody(let recorded) = RequestMatcher.recordedBody(data, mimeType: "application/json")
+  {
+    check(recorded == parsed, "a recorded body parsed as \(recorded), not \(parsed)")
+  }
 }
 
 /// A parsed document equals itself, and its description, when it is plain JSON, parses back to it.

@@ -154,7 +154,7 @@ enum BundleFormat {
   static func read(_ data: Data, folder: URL?, source: String, name: String)
     throws(MockBundleError) -> MockBundle
   {
-    let root = try JSONCursor.parse(data, source: source)
+    let root = try JSONCursor.parse(data, source: source, duplicates: .refused)
     try root.rejectUnknownMembers(["version", "entries", "firstMatchWins"])
     let version = try root.required("version", "the format version, 1")
     guard try version.integer() == BundleFormat.version else {
@@ -208,11 +208,11 @@ enum BundleFormat {
     try cursor.rejectUnknownMembers([
       "status", "headers", "text", "json", "base64", "file", "error", "invalid", "delay", "dribble",
     ])
-    let members = try cursor.members()
+    let members = Set(try cursor.keys())
     var response: StubResponse
-    let bodyKeys = ["text", "json", "base64", "file"].filter { members[$0] != nil }
+    let bodyKeys = ["text", "json", "base64", "file"].filter { members.contains($0) }
     if let error = try cursor.optional("error") {
-      if let other = ["status", "headers", "invalid"].first(where: { members[$0] != nil }) {
+      if let other = ["status", "headers", "invalid"].first(where: { members.contains($0) }) {
         throw cursor.fail("has both \"error\" and \"\(other)\"; an error answer has no response")
       }
       if let other = bodyKeys.first {
@@ -222,7 +222,7 @@ enum BundleFormat {
       let code = try ErrorCoding.decode(try error.required("urlError", "a URLError code"))
       response = StubResponse(.error(URLError(code)))
     } else if let invalid = try cursor.optional("invalid") {
-      if let other = (["status", "headers"] + bodyKeys).first(where: { members[$0] != nil }) {
+      if let other = (["status", "headers"] + bodyKeys).first(where: { members.contains($0) }) {
         throw cursor.fail(
           "has both \"invalid\" and \"\(other)\"; an invalid answer has nothing else")
       }
@@ -237,8 +237,8 @@ enum BundleFormat {
       }
       var headers: [String: String] = [:]
       if let given = try cursor.optional("headers") {
-        for key in try given.members().keys {
-          headers[key] = try given.required(key, "").string()
+        for member in try given.members() {
+          headers[member.key] = try given.member(member.key, member.value).string()
         }
       }
       if bodyKeys.count > 1 {
@@ -249,7 +249,7 @@ enum BundleFormat {
       if let text = try cursor.optional("text") {
         body = .text(try text.string())
       } else if let json = try cursor.optional("json") {
-        body = .json(JSONWriter.compact(json.value))
+        body = .json(JSONWriter.compact(try json.json()))
       } else if let base64 = try cursor.optional("base64") {
         guard let data = Data(base64Encoded: try base64.string()) else {
           throw base64.expected("base64 text")
@@ -385,6 +385,7 @@ enum MatcherCoding {
 
   static func decode(_ cursor: JSONCursor) throws(MockBundleError) -> RequestMatcher.Node {
     let members = try cursor.members()
+    let isRecorded = members.contains { $0.key == "exactURL" }
     if let all = try cursor.optional("all") {
       guard members.count == 1 else {
         throw cursor.fail("has \"all\" beside other members; put every condition in the list")
@@ -425,33 +426,37 @@ enum MatcherCoding {
         nodes.append(matcher.node)
       case "query":
         var items: [(name: String, value: String?)] = []
-        for name in try member.members().keys.sorted() {
+        for name in try member.keys().sorted() {
           items.append((name, try member.required(name, "").stringOrNull()))
         }
         nodes.append(.query(items))
       case "headers":
-        for name in try member.members().keys.sorted() {
+        for name in try member.keys().sorted() {
           nodes.append(.header(name, try member.required(name, "").stringOrNull()))
         }
       case "body":
         try member.rejectUnknownMembers(["text", "base64"])
+        var data: Data?
         if let text = try member.optional("text") {
-          nodes.append(.body(Data(try text.string().utf8)))
+          data = Data(try text.string().utf8)
         } else if let base64 = try member.optional("base64") {
-          guard let data = Data(base64Encoded: try base64.string()) else {
-            throw base64.expected("base64 text")
-          }
-          nodes.append(.body(data))
+          data = Data(base64Encoded: try base64.string())
+          if data == nil { throw base64.expected("base64 text") }
+        }
+        if let data {
+          // A recorded request's body (beside "exactURL", which only recordings write) is
+          // matched as HAR bodies are: a JSON object or array as a JSON value.
+          nodes.append(isRecorded ? RequestMatcher.recordedBody(data, mimeType: nil) : .body(data))
         } else {
           throw member.fail("expected a member \"text\" or \"base64\"")
         }
       case "jsonBody":
-        nodes.append(.jsonBody(member.value))
+        nodes.append(.jsonBody(try member.json()))
       case "mockingBird":
         try member.rejectUnknownMembers(["method", "url", "parameters"])
         var parameters: [MockingBirdRequest.Parameter] = []
         if let given = try member.optional("parameters") {
-          for name in try given.members().keys.sorted() {
+          for name in try given.keys().sorted() {
             parameters.append(.init(name: name, value: try given.required(name, "").stringOrNull()))
           }
         }
@@ -501,7 +506,7 @@ enum ErrorCoding {
   }
 
   static func decode(_ cursor: JSONCursor) throws(MockBundleError) -> URLError.Code {
-    if case .string(let name) = cursor.value {
+    if case .string(let name) = cursor.node {
       guard let code = ErrorText.names.first(where: { $0.value == name })?.key else {
         throw cursor.fail(
           "expected a URLError code (a number such as -1001, or one of "

@@ -3,31 +3,41 @@ import Foundation
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// HAR 1.2 (the HTTP Archive format of browsers' and proxies' network panels), read as a
 /// ``MockBundle`` and written from one.
 ///
 /// **Reading.** Each entry becomes a stub for its method and exact URL (scheme, host, port, path
 /// and the whole query, see ``ExactURL``), and for its body too when it has `postData` with a
-/// `text`. It answers with the entry's status, its headers minus hop-by-hop ones and
-/// `Content-Encoding`/`Content-Length` (the body in the file is already decoded), and
+/// `text`: a JSON body (one whose `mimeType` names JSON, or that is a JSON object or array)
+/// matches as a JSON value, numbers by value and keys in any order, as `.jsonBody` does; any
+/// other body byte for byte. It answers with the entry's status, its headers minus hop-by-hop
+/// ones and `Content-Encoding`/`Content-Length` (the body in the file is already decoded), and
 /// `content.text` as the body (base64-decoded when `content.encoding` says `base64`); with no
 /// `Content-Type` header, `content.mimeType` becomes one. Entries with identical requests become
-/// one stub whose responses play in recorded order, the last repeating. An entry with status 0
-/// (a request the browser saw fail: Chrome writes these) answers with
-/// `URLError(.networkConnectionLost)`. Everything a HAR may omit or leave empty (`-1` sizes,
-/// missing `postData`, `cookies`, `timings` or `content`, an empty `text`, `_`-prefixed fields)
-/// is ignored; what replay uses is checked, and a malformed value throws a ``MockBundleError`` with its
-/// path: `log.entries[12].response.status: expected a number, got "abc"`.
+/// one stub whose responses play in recorded order, the last repeating; its label counts entries
+/// from 1 (`session.har entry 3`). An entry with status 0 (a request the browser saw fail: Chrome
+/// writes these) answers with `URLError(.networkConnectionLost)`.
+///
+/// What replay uses is checked; nothing else is read, so a field a HAR may omit or fill oddly
+/// (`-1` sizes, missing `postData`, `cookies`, `timings` or `content`, an empty `text`,
+/// `_`-prefixed fields, request headers, `"time": 1e999`) never fails a load. Text that is not
+/// JSON throws a ``MockBundleError`` with its line and column and the reason; a malformed value
+/// one with its path (`log.entries[12].response.status: expected a number, got "abc"`), as does
+/// a misspelling that leaves a used field missing (`content.txet`). A key given twice counts
+/// with its last value, as in JavaScript's `JSON.parse`.
 ///
 /// **Writing.** Each response of each entry becomes one HAR entry, so a response sequence reads
 /// back as the same sequence. Only an entry that names one request can be written: a matcher
 /// made from a HAR entry, or an absolute pattern with a literal path (`.get("https://a.test/x")`,
-/// written as that URL, which then replays exactly), each with at most an exact body; answers
-/// must be HTTP responses. Anything else (path-only or parameterised patterns, regexes, headers,
-/// JSON bodies, closures, `URLError` answers, `times`, scenario states) throws a ``MockBundleError`` that
-/// names the entry. Delays are written as the entry's `time` and are not read back: replay is
-/// immediate.
+/// written as that URL, which then replays exactly), each with at most an exact or JSON body (a
+/// JSON body is written as compact JSON, `application/json`); answers must be HTTP responses.
+/// Anything else (path-only or parameterised patterns, regexes, headers, closures, `URLError`
+/// answers, `times`, scenario states) throws a ``MockBundleError`` that names the entry. Delays
+/// are written as the entry's `time` and are not read back: replay is immediate.
 enum HARFormat {
   // MARK: - The model
 
@@ -74,78 +84,178 @@ enum HARFormat {
 
   // MARK: - Reading
 
-  /// The bundle a HAR document replays; `source` names the file in errors and in reports.
-  static func read(_ data: Data, source: String) throws -> MockBundle {
-    bundle(from: try entries(in: data, source: source), source: source)
+  /// A read HAR document: its entries, and where more can be appended to it.
+  struct Document {
+    var entries: [Entry]
+    /// The document as UTF-8 (the file's bytes, unless the file is UTF-16 or UTF-32).
+    var utf8: Data
+    /// The byte offset in ``utf8`` of the `]` that closes `log.entries`.
+    var entriesEnd: Int
+  }
+
+  /// The bundle a HAR document replays; `source` names the file in errors, `name` in reports
+  /// (`session.har entry 3 (GET https://...)`).
+  static func read(_ data: consuming Data, source: String, name: String) throws(MockBundleError)
+    -> MockBundle
+  {
+    let entries = try document(data, source: source).entries
+    data = Data()  // the file's bytes go before the stubs are built
+    return bundle(from: consume entries, name: name)
   }
 
   /// The entries of a HAR document, checked.
-  static func entries(in data: Data, source: String) throws -> [Entry] {
-    let document: Any
-    do {
-      document = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-    } catch {
-      throw MockBundleError(
-        .malformed, source: source, "expected a HAR document (JSON), got text that is not JSON")
+  ///
+  /// The document is parsed one entry at a time: each entry's value is parsed, read into an
+  /// ``Entry`` and let go before the next, and what lies outside `log.entries` is only checked
+  /// for JSON syntax, so a large recording never exists twice in memory as a tree. A key given
+  /// twice in an object counts once, with its last value (``DuplicateKeys/lastWins``).
+  static func document(_ data: Data, source: String) throws(MockBundleError) -> Document {
+    let data = JSONText.utf8(data)
+    let text = JSONText(data, source: source, duplicates: .lastWins)
+    let outcome: Result<Document, MockBundleError> = data.withUnsafeBytes { raw in
+      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+      do {
+        return .success(try document(&parser, text: text))
+      } catch let error as JSONSyntaxError {
+        return .failure(text.error(error))
+      } catch let error as MockBundleError {
+        return .failure(error)
+      } catch {
+        return .failure(MockBundleError(.malformed, source: source, "\(error)"))
+      }
     }
-    let reader = Reader(source: source)
-    let root = try reader.object(document, "")
-    let log = try reader.object(root["log"], "log")
-    let list = try reader.array(log["entries"], "log.entries")
-    var entries: [Entry] = []
-    entries.reserveCapacity(list.count)
-    for (index, value) in list.enumerated() {
-      entries.append(try reader.entry(value, "log.entries[\(index)]"))
+    return try outcome.get()
+  }
+
+  private static func document(_ parser: inout JSONParser, text: JSONText) throws -> Document {
+    let reader = Reader()
+    guard try parser.peek() == UInt8(ascii: "{") else {
+      throw JSONCursor(try parser.document(), text: text).expected(
+        "an object (a HAR document: {\"log\": {\"entries\": [...]}})")
     }
-    return entries
+    var found: Document?
+    var rootKeys: [String] = []
+    try parser.beginObject()
+    while let key = try parser.nextMember() {
+      rootKeys.append(key)
+      guard key == "log" else {
+        try parser.skipValue()
+        continue
+      }
+      found = nil  // a later "log" replaces an earlier one
+      guard try parser.peek() == UInt8(ascii: "{") else {
+        throw JSONCursor(try parser.value(), path: "log", text: text).expected("an object")
+      }
+      var logKeys: [String] = []
+      var document: Document?
+      try parser.beginObject()
+      while let key = try parser.nextMember() {
+        logKeys.append(key)
+        guard key == "entries" else {
+          try parser.skipValue()
+          continue
+        }
+        guard try parser.peek() == UInt8(ascii: "[") else {
+          throw JSONCursor(try parser.value(), path: "log.entries", text: text).expected(
+            "an array")
+        }
+        var entries: [Entry] = []
+        try parser.beginArray()
+        while try parser.nextElement() {
+          let path = "log.entries[\(entries.count)]"
+          entries.append(try reader.entry(JSONCursor(try parser.value(), path: path, text: text)))
+        }
+        document = Document(entries: entries, utf8: text.data, entriesEnd: parser.lastClose)
+      }
+      guard let document else {
+        throw missing("entries", "the list of recorded exchanges", in: "log", keys: logKeys, text)
+      }
+      found = document
+    }
+    try parser.end()
+    guard let found else {
+      throw missing("log", "an object with the entries", in: "", keys: rootKeys, text)
+    }
+    return found
+  }
+
+  /// The error for a member `name` that the object at `path` lacks, naming a key that looks
+  /// like a misspelling of it.
+  private static func missing(
+    _ name: String, _ what: String, in path: String, keys: [String], _ text: JSONText
+  ) -> MockBundleError {
+    var problem = "expected a member \"\(name)\" (\(what))"
+    if let slip = keys.first(where: { !$0.hasPrefix("_") && JSONCursor.isSlip($0, of: name) }) {
+      problem += "; \"\(slip)\" looks like a misspelling of it"
+    }
+    return MockBundleError(.malformed, source: text.source, path: path, problem)
   }
 
   /// The stubs that replay `entries`: one per distinct request, its responses in order.
-  static func bundle(from entries: [Entry], source: String) -> MockBundle {
-    var groups: [String: Int] = [:]
-    var built: [(matcher: RequestMatcher, responses: [StubResponse], indexes: [Int])] = []
+  /// `name` names the file in the stubs' labels: `session.har entry 3`, counting from 1 as
+  /// bundle entries do.
+  static func bundle(from entries: [Entry], name: String) -> MockBundle {
+    var groups: [RequestKey: Int] = [:]
+    var built: [(matcher: RequestMatcher, responses: [StubResponse], numbers: [Int])] = []
     for (index, entry) in entries.enumerated() {
       guard let exact = entry.request.exact ?? ExactURL(entry.request.url) else {
         continue  // the reader has checked that every URL is absolute
       }
-      let matcher = RequestMatcher.exact(entry.request.method, exact, body: entry.request.body)
-      let key = requestKey(matcher, body: entry.request.body)
+      let matcher = RequestMatcher.exact(
+        entry.request.method, exact, body: entry.request.body, mimeType: entry.request.mimeType)
+      let key = RequestKey(matcher)
       if let group = groups[key] {
         built[group].responses.append(stubResponse(entry))
-        built[group].indexes.append(index)
+        built[group].numbers.append(index + 1)
       } else {
         groups[key] = built.count
-        built.append((matcher, [stubResponse(entry)], [index]))
+        built.append((matcher, [stubResponse(entry)], [index + 1]))
       }
     }
     let bundleEntries = built.map { group in
-      let which =
-        group.indexes.count == 1
-        ? "entry \(group.indexes[0])"
-        : "entries \(group.indexes.map(String.init).joined(separator: ", "))"
-      return MockBundle.Entry(
+      MockBundle.Entry(
         matcher: group.matcher, responses: group.responses,
-        origin: "\(source) \(which) (\(group.matcher.description))")
+        origin: origin(name, numbers: group.numbers))
     }
     return MockBundle(entries: bundleEntries, firstMatchWins: false)
   }
 
+  /// `session.har entry 3`, or `session.har entries 1, 4`.
+  static func origin(_ name: String, numbers: [Int]) -> String {
+    numbers.count == 1
+      ? "\(name) entry \(numbers[0])"
+      : "\(name) entries \(numbers.map(String.init).joined(separator: ", "))"
+  }
+
   /// What makes two requests identical for replay: method, the URL as ``ExactURL`` compares
-  /// it, and the body.
-  private static func requestKey(_ matcher: RequestMatcher, body: Data?) -> String {
-    guard case .all(let nodes) = matcher.node else { return matcher.description }
-    var key = ""
-    for node in nodes {
-      switch node {
-      case .method(let method): key += method + " "
-      case .exactURL(let exact):
-        key += "\(exact.scheme)://\(exact.host):\(exact.port ?? -1)\(exact.path)?"
-        key += exact.query.joined(separator: "&")
-      default: continue
+  /// it, and the body as the matcher compares it (bytes, or a JSON value).
+  private struct RequestKey: Hashable {
+    enum Body: Hashable {
+      case none
+      case bytes(Data)
+      case json(JSONValue)
+    }
+
+    var request = ""
+    var body = Body.none
+
+    init(_ matcher: RequestMatcher) {
+      guard case .all(let nodes) = matcher.node else {
+        request = matcher.description
+        return
+      }
+      for node in nodes {
+        switch node {
+        case .method(let method): request += method + " "
+        case .exactURL(let exact):
+          request += "\(exact.scheme)://\(exact.host):\(exact.port ?? -1)\(exact.path)?"
+          request += exact.query.joined(separator: "&")
+        case .body(let data): body = .bytes(data)
+        case .jsonBody(let value): body = .json(value)
+        default: continue
+        }
       }
     }
-    if let body { key += "\n" + body.base64EncodedString() }
-    return key
   }
 
   /// The answer an entry replays.
@@ -175,161 +285,123 @@ enum HARFormat {
     return .data(response.body, status: response.status, headers: headers)
   }
 
-  /// Walks a parsed document, naming the path of whatever is wrong.
+  /// Reads entries from their parsed values, naming the path of whatever is wrong. What replay
+  /// uses is checked; what it does not use (timings, cookies, request headers, sizes, custom
+  /// `_` fields) is never read, so a value there that cannot be read (`"time": 1e999`) does no
+  /// harm. A member that a HAR object lacks and replay uses is reported when the object holds
+  /// a misspelling of it (`content.txet`).
   struct Reader {
-    let source: String
+    /// The members HAR 1.2 defines, by object (and `encoding` on `postData`, which some tools
+    /// write).
+    static let entryMembers: Set = [
+      "pageref", "startedDateTime", "time", "request", "response", "cache", "timings",
+      "serverIPAddress", "connection", "comment",
+    ]
+    static let requestMembers: Set = [
+      "method", "url", "httpVersion", "cookies", "headers", "queryString", "postData",
+      "headersSize", "bodySize", "comment",
+    ]
+    static let responseMembers: Set = [
+      "status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL",
+      "headersSize", "bodySize", "comment",
+    ]
+    static let contentMembers: Set = [
+      "size", "compression", "mimeType", "text", "encoding", "comment",
+    ]
+    static let postDataMembers: Set = ["mimeType", "params", "text", "encoding", "comment"]
+    static let headerMembers: Set = ["name", "value", "comment"]
 
-    func fail(_ path: String, _ expected: String, got value: Any?) -> MockBundleError {
-      MockBundleError(
-        .malformed, source: source, path: path, "expected \(expected), got \(describe(value))")
-    }
-
-    func describe(_ value: Any?) -> String {
-      switch value {
-      case nil: return "nothing (missing)"
-      case is NSNull: return "null"
-      case let text as String:
-        let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
-        return "\"\(shown.replacing("\"", with: "\\\""))\""
-      case let number as NSNumber where isBoolean(number):
-        return number.boolValue ? "true" : "false"
-      case let number as NSNumber: return "the number \(number)"
-      case is [String: Any]: return "an object"
-      case is [Any]: return "an array"
-      default: return "\(type(of: value))"
-      }
-    }
-
-    /// Whether a parsed value is `true` or `false`: JSONSerialization hands both numbers and
-    /// booleans over as `NSNumber`, and `0 is Bool` holds, so the check is on the class.
-    private func isBoolean(_ value: Any?) -> Bool {
-      guard let number = value as? NSNumber else { return false }
-      return ObjectIdentifier(type(of: number)) == Self.booleanClass
-    }
-
-    private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
-
-    func object(_ value: Any?, _ path: String) throws(MockBundleError) -> [String: Any] {
-      guard let object = value as? [String: Any] else { throw fail(path, "an object", got: value) }
-      return object
-    }
-
-    func array(_ value: Any?, _ path: String) throws(MockBundleError) -> [Any] {
-      guard let array = value as? [Any] else { throw fail(path, "an array", got: value) }
-      return array
-    }
-
-    func string(_ value: Any?, _ path: String) throws(MockBundleError) -> String {
-      guard let text = value as? String else { throw fail(path, "a string", got: value) }
-      return text
-    }
-
-    /// A string, or `nil` when the field is missing or null.
-    func optionalString(_ value: Any?, _ path: String) throws(MockBundleError) -> String? {
-      if value == nil || value is NSNull { return nil }
-      return try string(value, path)
-    }
-
-    func integer(_ value: Any?, _ path: String) throws(MockBundleError) -> Int {
-      guard !(value is String), !isBoolean(value), let number = value as? NSNumber else {
-        throw fail(path, "a number", got: value)
-      }
-      let double = number.doubleValue
-      guard double.rounded() == double, abs(double) < 1e15 else {
-        throw fail(path, "a whole number", got: value)
-      }
-      return Int(double)
-    }
-
-    func entry(_ value: Any?, _ path: String) throws(MockBundleError) -> Entry {
-      let entry = try object(value, path)
-      let request = try self.request(entry["request"], path + ".request")
-      let response = try self.response(entry["response"], path + ".response")
+    func entry(_ cursor: JSONCursor) throws(MockBundleError) -> Entry {
+      try cursor.rejectMisspellings(of: ["request", "response"], known: Self.entryMembers)
+      let request = try self.request(try cursor.required("request", "the request as sent"))
+      let response = try self.response(try cursor.required("response", "the answer"))
       var result = Entry(request: request, response: response)
-      if let started = entry["startedDateTime"] as? String { result.startedDateTime = started }
-      if let time = entry["time"] as? NSNumber, !(entry["time"] is String) {
-        result.time = time.doubleValue
+      // Neither is replayed: kept when readable, for writing the entry back out.
+      if let started = try? cursor.optional("startedDateTime")?.string() {
+        result.startedDateTime = started
       }
+      if let time = (try? cursor.optional("time"))??.finiteNumber { result.time = time }
       return result
     }
 
-    func request(_ value: Any?, _ path: String) throws(MockBundleError) -> Request {
-      let request = try object(value, path)
-      let method = try string(request["method"], path + ".method")
+    func request(_ cursor: JSONCursor) throws(MockBundleError) -> Request {
+      try cursor.rejectMisspellings(of: ["method", "url", "postData"], known: Self.requestMembers)
+      let methodCursor = try cursor.required("method", "the HTTP method")
+      let method = try methodCursor.string()
       guard !method.isEmpty, method.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
-        throw fail(path + ".method", "an HTTP method", got: method)
+        throw methodCursor.expected("an HTTP method")
       }
-      let urlText = try string(request["url"], path + ".url")
+      let urlCursor = try cursor.required("url", "the absolute URL")
+      let urlText = try urlCursor.string()
       guard let url = URL(string: urlText), let exact = ExactURL(url) else {
-        throw fail(path + ".url", "an absolute URL with a scheme and a host", got: urlText)
+        throw urlCursor.expected("an absolute URL with a scheme and a host")
       }
       var result = Request(method: method, url: url, exact: exact)
-      if let headers = request["headers"], !(headers is NSNull) {
-        result.headers = try self.headers(headers, path + ".headers")
-      }
-      if let postData = request["postData"], !(postData is NSNull) {
-        let post = try object(postData, path + ".postData")
-        result.mimeType = try optionalString(post["mimeType"], path + ".postData.mimeType")
-        if let text = try optionalString(post["text"], path + ".postData.text") {
-          var encoding = try optionalString(post["encoding"], path + ".postData.encoding")
-          if encoding == nil {
-            encoding = try optionalString(post["_encoding"], path + ".postData._encoding")
-          }
-          result.body = try decode(text, encoding: encoding, path + ".postData")
+      if let post = try cursor.optional("postData"), !post.isNull {
+        try post.rejectMisspellings(of: ["text", "mimeType"], known: Self.postDataMembers)
+        result.mimeType = try post.optionalString("mimeType")
+        if let text = try post.optionalString("text") {
+          var encoding = try post.optionalString("encoding")
+          if encoding == nil { encoding = try post.optionalString("_encoding") }
+          result.body = try decode(text, encoding: encoding, in: post)
         }
       }
       return result
     }
 
-    func response(_ value: Any?, _ path: String) throws(MockBundleError) -> Response {
-      let response = try object(value, path)
-      let status = try integer(response["status"], path + ".status")
+    func response(_ cursor: JSONCursor) throws(MockBundleError) -> Response {
+      try cursor.rejectMisspellings(
+        of: ["status", "headers", "content"], known: Self.responseMembers)
+      let statusCursor = try cursor.required("status", "the HTTP status")
+      let status = try statusCursor.integer()
       guard status == 0 || (100...999).contains(status) else {
-        throw fail(
-          path + ".status", "an HTTP status from 100 to 999 (or 0)", got: response["status"])
+        throw statusCursor.expected("an HTTP status from 100 to 999 (or 0)")
       }
       var result = Response(status: status)
-      if let text = response["statusText"] as? String { result.statusText = text }
-      if let headers = response["headers"], !(headers is NSNull) {
-        result.headers = try self.headers(headers, path + ".headers")
+      if let text = try? cursor.optional("statusText")?.string() { result.statusText = text }
+      if let headers = try cursor.optional("headers"), !headers.isNull {
+        result.headers = try self.headers(headers)
       }
-      if let error = response["_error"] as? String { result.error = error }
-      if let content = response["content"], !(content is NSNull) {
-        let content = try object(content, path + ".content")
-        result.mimeType = try optionalString(content["mimeType"], path + ".content.mimeType") ?? ""
-        if let text = try optionalString(content["text"], path + ".content.text") {
-          let encoding = try optionalString(content["encoding"], path + ".content.encoding")
-          result.body = try decode(text, encoding: encoding, path + ".content")
+      if let error = try? cursor.optional("_error")?.string() { result.error = error }
+      if let content = try cursor.optional("content"), !content.isNull {
+        try content.rejectMisspellings(
+          of: ["text", "mimeType", "encoding"], known: Self.contentMembers)
+        result.mimeType = try content.optionalString("mimeType") ?? ""
+        if let text = try content.optionalString("text") {
+          result.body = try decode(
+            text, encoding: try content.optionalString("encoding"), in: content)
         }
       }
       return result
     }
 
-    func headers(_ value: Any, _ path: String) throws(MockBundleError) -> [Header] {
-      let list = try array(value, path)
+    func headers(_ cursor: JSONCursor) throws(MockBundleError) -> [Header] {
+      let list = try cursor.elements()
       var headers: [Header] = []
       headers.reserveCapacity(list.count)
-      for (index, item) in list.enumerated() {
-        let header = try object(item, "\(path)[\(index)]")
-        let name = try string(header["name"], "\(path)[\(index)].name")
-        let value = try string(header["value"], "\(path)[\(index)].value")
-        headers.append(Header(name: name, value: value))
+      for header in list {
+        try header.rejectMisspellings(of: ["name", "value"], known: Self.headerMembers)
+        headers.append(
+          Header(
+            name: try header.required("name", "the header's name").string(),
+            value: try header.required("value", "the header's value").string()))
       }
       return headers
     }
 
-    private func decode(_ text: String, encoding: String?, _ path: String) throws(MockBundleError)
-      -> Data
+    private func decode(_ text: String, encoding: String?, in cursor: JSONCursor)
+      throws(MockBundleError) -> Data
     {
       switch encoding?.lowercased() {
       case nil, "", "utf-8", "utf8": return Data(text.utf8)
       case "base64":
         guard let data = Data(base64Encoded: text, options: [.ignoreUnknownCharacters]) else {
-          throw fail(path + ".text", "base64 (the encoding says so)", got: text)
+          throw try cursor.required("text", "").expected("base64 (the encoding says so)")
         }
         return data
       default:
-        throw fail(path + ".encoding", "\"base64\" or nothing", got: encoding)
+        let name = try cursor.has("encoding") ? "encoding" : "_encoding"
+        throw try cursor.required(name, "").expected("\"base64\" or nothing")
       }
     }
   }
@@ -358,7 +430,7 @@ enum HARFormat {
       guard let request = request(of: item.matcher) else {
         throw refuse(
           "its matcher (\(item.matcher)) is not one method and absolute URL with a literal path "
-            + "(and at most an exact body)")
+            + "(and at most an exact or JSON body)")
       }
       if item.responses.isEmpty { throw refuse("it has no responses") }
       for response in item.responses {
@@ -397,17 +469,22 @@ enum HARFormat {
   /// The one request a matcher names, if it names one.
   private static func request(of matcher: RequestMatcher) -> Request? {
     if let parts = matcher.exactParts {
-      return Request(method: parts.method, url: parts.url, body: parts.body)
+      return Request(
+        method: parts.method, url: parts.url, body: parts.body, mimeType: parts.mimeType)
     }
     guard case .all(let nodes) = matcher.node else { return nil }
     var method: String?
     var pattern: URLPattern?
     var body: Data?
+    var mimeType: String?
     for node in nodes {
       switch node {
       case .method(let name) where method == nil: method = name
       case .pattern(let found) where pattern == nil: pattern = found
       case .body(let data) where body == nil: body = data
+      case .jsonBody(let value) where body == nil:
+        body = JSONWriter.compact(value)
+        mimeType = "application/json"
       default: return nil
       }
     }
@@ -423,7 +500,7 @@ enum HARFormat {
       components.queryItems = pattern.query.map { URLQueryItem(name: $0.name, value: $0.value) }
     }
     guard let url = components.url, ExactURL(url) != nil else { return nil }
-    return Request(method: method, url: url, body: body)
+    return Request(method: method, url: url, body: body, mimeType: mimeType)
   }
 
   /// A HAR 1.2 document holding `entries`: pretty printed, keys sorted.
@@ -524,5 +601,27 @@ enum HARFormat {
   static func timestamp(_ date: Date) -> String {
     date.formatted(
       Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+  }
+}
+
+/// Gives the memory that loading a large recording freed back to the system.
+///
+/// glibc's allocator keeps freed memory in its heap, and reading a large recording frees much
+/// of what it allocates (each entry's parsed value, the bundle it becomes) between allocations
+/// that stay (the mock's stubs): the holes would stay resident for the life of the process.
+/// `malloc_trim` returns their pages. It is looked up at run time: the C library module does
+/// not declare it. A mock calls it once it has installed ``largeLoad`` stubs or more at once.
+enum FreedMemory {
+  /// How many stubs installed at once make a load large.
+  static let largeLoad = 10_000
+
+  static func returnToSystem() {
+    #if canImport(Glibc)
+      typealias Trim = @convention(c) (Int) -> Int32
+      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else {
+        return
+      }
+      _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    #endif
   }
 }

@@ -82,36 +82,111 @@ enum JSONWriter {
   }
 }
 
+/// What a reader does with a key that an object holds more than once.
+enum DuplicateKeys {
+  /// An error naming the path: our format, whose files this library writes.
+  case refused
+  /// The last one counts, as in JavaScript's `JSON.parse` (with which browsers read their HAR
+  /// files) and Foundation's `JSONSerialization`: foreign formats.
+  case lastWins
+}
+
+/// A file being read: its name, its bytes as UTF-8 (to turn an offset into a line and column)
+/// and its rule for duplicate keys.
+final class JSONText: Sendable {
+  let source: String
+  let data: Data
+  let duplicates: DuplicateKeys
+
+  init(_ data: Data, source: String, duplicates: DuplicateKeys) {
+    self.data = data
+    self.source = source
+    self.duplicates = duplicates
+  }
+
+  /// `data` as UTF-8: itself, or its text re-encoded when it is UTF-16 or UTF-32, which JSON
+  /// files may be (RFC 4627) and `JSONSerialization` reads. The encoding is told as
+  /// `JSONSerialization` tells it: by a byte order mark, or by where the first characters
+  /// (ASCII in any JSON document) have their zero bytes.
+  static func utf8(_ data: Data) -> Data {
+    let head = Array(data.prefix(4))
+    func at(_ index: Int) -> UInt8? { index < head.count ? head[index] : nil }
+    let encoding: String.Encoding
+    var mark = 0
+    switch (at(0), at(1), at(2), at(3)) {
+    case (0x00, 0x00, 0xFE, 0xFF):
+      (encoding, mark) = (.utf32BigEndian, 4)
+    case (0xFF, 0xFE, 0x00, 0x00):
+      (encoding, mark) = (.utf32LittleEndian, 4)
+    case (0xFE, 0xFF, _, _):
+      (encoding, mark) = (.utf16BigEndian, 2)
+    case (0xFF, 0xFE, _, _):
+      (encoding, mark) = (.utf16LittleEndian, 2)
+    case (0x00, 0x00, 0x00, .some(let byte)) where byte != 0:
+      encoding = .utf32BigEndian
+    case (.some(let byte), 0x00, 0x00, 0x00) where byte != 0:
+      encoding = .utf32LittleEndian
+    case (0x00, .some(let byte), _, _) where byte != 0:
+      encoding = .utf16BigEndian
+    case (.some(let byte), 0x00, _, _) where byte != 0:
+      encoding = .utf16LittleEndian
+    default:
+      return data
+    }
+    guard let text = String(data: data.dropFirst(mark), encoding: encoding) else { return data }
+    return Data(text.utf8)
+  }
+
+  /// The line and column of byte `offset`.
+  func location(of offset: Int) -> (line: Int, column: Int) {
+    data.withUnsafeBytes { raw in
+      JSONParser.location(of: offset, in: raw.bindMemory(to: UInt8.self))
+    }
+  }
+
+  /// The error for a syntax error in this file: `file:3:7: Unexpected end of file ...`.
+  func error(_ syntax: JSONSyntaxError) -> MockBundleError {
+    let (line, column) = location(of: syntax.offset)
+    return MockBundleError(
+      .malformed, source: source, line: line, column: column, "not valid JSON: \(syntax.reason)")
+  }
+}
+
 /// A place in a parsed document, with the path that names it in errors
 /// (`entries[12].response.status`). Every read either returns what was asked or throws a
 /// ``MockBundleError`` saying what was expected there and what was found.
 struct JSONCursor {
-  let value: JSONValue
+  let node: JSONNode
   let path: String
-  let source: String
+  let text: JSONText
 
-  init(_ value: JSONValue, path: String = "", source: String) {
-    self.value = value
+  var source: String { text.source }
+
+  init(_ node: JSONNode, path: String = "", text: JSONText) {
+    self.node = node
     self.path = path
-    self.source = source
+    self.text = text
   }
 
-  /// Parses `data` as JSON, or throws a malformed-document error.
-  static func parse(_ data: Data, source: String) throws(MockBundleError) -> JSONCursor {
-    do {
-      return JSONCursor(try JSONValue(parsing: data), source: source)
-    } catch {
-      throw MockBundleError(
-        .malformed, source: source, "not valid JSON (\(JSONCursor.reason(of: error)))")
+  /// Parses `data` as one JSON document, or throws a malformed-document error that names the
+  /// line and column of the syntax error and what is wrong there.
+  static func parse(_ data: Data, source: String, duplicates: DuplicateKeys)
+    throws(MockBundleError) -> JSONCursor
+  {
+    let data = JSONText.utf8(data)
+    let text = JSONText(data, source: source, duplicates: duplicates)
+    let parsed: Result<JSONNode, JSONSyntaxError> = data.withUnsafeBytes { raw in
+      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+      do throws(JSONSyntaxError) {
+        return .success(try parser.document())
+      } catch {
+        return .failure(error)
+      }
     }
-  }
-
-  private static func reason(of error: any Error) -> String {
-    if case DecodingError.dataCorrupted(let context) = error {
-      let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey]
-      return (underlying as? String) ?? context.debugDescription
+    switch parsed {
+    case .success(let node): return JSONCursor(node, text: text)
+    case .failure(let error): throw text.error(error)
     }
-    return String(describing: error)
   }
 
   func fail(_ problem: String, kind: MockBundleError.Kind = .malformed) -> MockBundleError {
@@ -119,22 +194,30 @@ struct JSONCursor {
   }
 
   func expected(_ what: String) -> MockBundleError {
-    fail("expected \(what), got \(found)")
+    if case .unreadable(let flaw) = node { return unreadable(flaw) }
+    return fail("expected \(what), got \(found)")
+  }
+
+  /// The error for a value the parser could not read, with its line and column.
+  private func unreadable(_ flaw: JSONFlaw) -> MockBundleError {
+    let (line, column) = text.location(of: flaw.offset)
+    return MockBundleError(
+      .malformed, source: source, path: path, line: line, column: column, flaw.reason)
   }
 
   /// What is here, for messages: `"abc"`, `12`, `true`, `null`, `an object`, `an array`.
   var found: String {
-    switch value {
+    switch node {
     case .null: return "null"
     case .bool(let flag): return String(flag)
-    case .integer(let number): return String(number)
-    case .double(let number): return String(number)
+    case .number(let text): return text.count > 40 ? String(text.prefix(40)) + "…" : text
     case .string(let text):
       var quoted = ""
       JSONWriter.quote(text.count > 60 ? String(text.prefix(60)) + "…" : text, into: &quoted)
       return quoted
     case .array: return "an array"
     case .object: return "an object"
+    case .unreadable: return "a string that is not text"
     }
   }
 
@@ -152,15 +235,65 @@ struct JSONCursor {
     return path.isEmpty ? key : "\(path).\(key)"
   }
 
-  func members() throws(MockBundleError) -> [String: JSONValue] {
-    guard case .object(let members) = value else { throw expected("an object") }
-    return members
+  /// The cursor of member `key`'s value `node`.
+  func member(_ key: String, _ node: JSONNode) -> JSONCursor {
+    JSONCursor(node, path: child(key), text: text)
+  }
+
+  /// The members, each key once: a key given twice is an error under ``DuplicateKeys/refused``,
+  /// and its last value counts under ``DuplicateKeys/lastWins``.
+  func members() throws(MockBundleError) -> [JSONMember] {
+    guard case .object(let members) = node else { throw expected("an object") }
+    guard let repeated = Self.firstRepeatedKey(members) else { return members }
+    switch text.duplicates {
+    case .refused: throw duplicate(repeated)
+    case .lastWins:
+      var last: [String: Int] = [:]
+      for (index, member) in members.enumerated() { last[member.key] = index }
+      return members.enumerated().compactMap { index, member in
+        last[member.key] == index ? member : nil
+      }
+    }
+  }
+
+  /// The keys, each once, in file order.
+  func keys() throws(MockBundleError) -> [String] {
+    try members().map(\.key)
+  }
+
+  private static func firstRepeatedKey(_ members: [JSONMember]) -> String? {
+    if members.count <= 12 {
+      for index in members.indices.dropFirst() {
+        let key = members[index].key
+        for earlier in members[..<index] where earlier.key == key { return key }
+      }
+      return nil
+    }
+    var seen: Set<String> = []
+    for member in members where !seen.insert(member.key).inserted { return member.key }
+    return nil
+  }
+
+  private func duplicate(_ key: String) -> MockBundleError {
+    JSONCursor(.null, path: child(key), text: text).fail(
+      "the key \"\(key)\" appears more than once in this object; a bundle.json gives each key "
+        + "once (which one was meant is unclear)")
+  }
+
+  /// Whether the object has a member `key`.
+  func has(_ key: String) throws(MockBundleError) -> Bool {
+    try optional(key) != nil
   }
 
   /// The member `key`, or `nil` when the object lacks it.
   func optional(_ key: String) throws(MockBundleError) -> JSONCursor? {
-    guard let member = try members()[key] else { return nil }
-    return JSONCursor(member, path: child(key), source: source)
+    guard case .object(let members) = node else { throw expected("an object") }
+    var found: JSONNode?
+    for member in members where member.key == key {
+      if found != nil, text.duplicates == .refused { throw duplicate(key) }
+      found = member.value
+    }
+    return found.map { member(key, $0) }
   }
 
   func required(_ key: String, _ what: String) throws(MockBundleError) -> JSONCursor {
@@ -173,46 +306,137 @@ struct JSONCursor {
   /// Throws when the object has a member not in `known` (a misspelt name would otherwise be
   /// ignored silently).
   func rejectUnknownMembers(_ known: Set<String>) throws(MockBundleError) {
-    for key in try members().keys.sorted() where !known.contains(key) {
-      throw JSONCursor(.null, path: child(key), source: source).fail(
+    for key in try keys().sorted() where !known.contains(key) {
+      throw JSONCursor(.null, path: child(key), text: text).fail(
         "unknown member; expected one of " + known.sorted().joined(separator: ", "))
     }
   }
 
+  /// Throws when a member that the reader uses is absent and the object has an unknown member
+  /// whose name is a slip of it (`txet` for `text`, `Status` for `status`): a foreign format
+  /// ignores members it does not know, so a misspelt name would otherwise drop what it held
+  /// silently. `known` lists every member the format defines; names starting with `_` are
+  /// custom fields (HAR's convention) and never count as slips.
+  func rejectMisspellings(of used: [String], known: Set<String>) throws(MockBundleError) {
+    guard case .object(let members) = node else { return }
+    for name in used where !members.contains(where: { $0.key == name }) {
+      for member in members
+      where !member.key.hasPrefix("_") && !known.contains(member.key)
+        && Self.isSlip(member.key, of: name)
+      {
+        throw JSONCursor(member.value, path: child(member.key), text: text).fail(
+          "not a member this format knows; it looks like a misspelling of \"\(name)\", which is "
+            + "missing (custom members start with \"_\")")
+      }
+    }
+  }
+
+  /// Whether `key` is `name` with a slip: another case, or one or two letters changed, added,
+  /// removed or swapped (one for names of four letters or fewer).
+  static func isSlip(_ key: String, of name: String) -> Bool {
+    let a = Array(key.lowercased().utf8)
+    let b = Array(name.lowercased().utf8)
+    if a == b { return true }
+    let allowed = b.count <= 4 ? 1 : 2
+    guard abs(a.count - b.count) <= allowed, b.count >= 3 else { return false }
+    // The optimal string alignment distance (Damerau-Levenshtein without repeated edits).
+    var before = [Int](repeating: 0, count: b.count + 1)
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+      current[0] = i
+      for j in 1...b.count {
+        let cost = a[i - 1] == b[j - 1] ? 0 : 1
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          current[j] = min(current[j], before[j - 2] + 1)
+        }
+      }
+      (before, previous, current) = (previous, current, before)
+    }
+    return previous[b.count] <= allowed
+  }
+
   func elements() throws(MockBundleError) -> [JSONCursor] {
-    guard case .array(let values) = value else { throw expected("an array") }
+    guard case .array(let values) = node else { throw expected("an array") }
     return values.enumerated().map {
-      JSONCursor($0.element, path: "\(path)[\($0.offset)]", source: source)
+      JSONCursor($0.element, path: "\(path)[\($0.offset)]", text: text)
     }
   }
 
   func string() throws(MockBundleError) -> String {
-    guard case .string(let text) = value else { throw expected("a string") }
+    guard case .string(let text) = node else { throw expected("a string") }
     return text
   }
 
   func integer() throws(MockBundleError) -> Int {
-    switch value {
-    case .integer(let number):
-      if let exact = Int(exactly: number) { return exact }
-    case .double(let number):
-      if let exact = Int(exactly: number) { return exact }
-      throw expected("a whole number")
-    default: break
+    guard case .number(let literal) = node else { throw expected("a number") }
+    if let exact = Int(literal) { return exact }
+    guard let number = Double(literal), number.isFinite else {
+      throw fail("Number \(found) is not representable; expected a whole number")
     }
-    throw expected("a number")
+    guard let exact = Int(exactly: number) else { throw expected("a whole number") }
+    return exact
+  }
+
+  /// A finite number, or `nil` when the value is anything else (for fields that only inform).
+  var finiteNumber: Double? {
+    guard case .number(let literal) = node, let number = Double(literal), number.isFinite else {
+      return nil
+    }
+    return number
   }
 
   func bool() throws(MockBundleError) -> Bool {
-    guard case .bool(let flag) = value else { throw expected("true or false") }
+    guard case .bool(let flag) = node else { throw expected("true or false") }
     return flag
+  }
+
+  /// Whether the value is JSON `null`.
+  var isNull: Bool {
+    if case .null = node { return true }
+    return false
   }
 
   /// A string, or `nil` for JSON `null`.
   func stringOrNull() throws(MockBundleError) -> String? {
-    if case .null = value { return nil }
-    guard case .string(let text) = value else { throw expected("a string or null") }
+    if case .null = node { return nil }
+    guard case .string(let text) = node else { throw expected("a string or null") }
     return text
+  }
+
+  /// A string, or `nil` when the member is JSON `null`: the reading of an optional member.
+  func optionalString(_ key: String) throws(MockBundleError) -> String? {
+    try optional(key)?.stringOrNull()
+  }
+
+  /// The value as a ``JSONValue``, for JSON bodies: numbers by value, keys by the document's
+  /// rule for duplicates.
+  func json() throws(MockBundleError) -> JSONValue {
+    switch node {
+    case .null: return .null
+    case .bool(let flag): return .bool(flag)
+    case .number(let literal):
+      if let integer = Int64(literal) { return .integer(integer) }
+      // Read as a request's JSON body is read (JSONDecoder), so that the two compare equal
+      // even where JSONDecoder rounds differently (a fraction beyond a Double's precision).
+      guard let value = try? JSONValue(parsing: Data(literal.utf8)) else {
+        throw fail("Number \(found) is not representable")
+      }
+      return value
+    case .string(let text): return .string(text)
+    case .array:
+      var values: [JSONValue] = []
+      for element in try elements() { values.append(try element.json()) }
+      return .array(values)
+    case .object:
+      var values: [String: JSONValue] = [:]
+      for member in try members() {
+        values[member.key] = try self.member(member.key, member.value).json()
+      }
+      return .object(values)
+    case .unreadable(let flaw): throw unreadable(flaw)
+    }
   }
 }
 

@@ -208,7 +208,7 @@ public struct MockBundle: Sendable, Equatable {
     }
     let file = isDirectory.boolValue ? url.appendingPathComponent("bundle.json") : url
     let folder = file.deletingLastPathComponent()
-    let data: Data
+    var data: Data
     do {
       data = try Data(contentsOf: file)
     } catch {
@@ -219,9 +219,11 @@ public struct MockBundle: Sendable, Equatable {
           : "cannot be read (\(error.localizedDescription))")
     }
     let name = file.lastPathComponent
+    data = JSONText.utf8(data)  // a UTF-16 or UTF-32 file is sniffed as its text
     switch JSONShape(sniffing: data) {
     case .object(let keys) where keys.contains("log"):
-      self = try HARFormat.read(data, source: file.path)
+      // Consumed: a large recording's bytes are let go before its stubs are built.
+      self = try HARFormat.read(consume data, source: file.path, name: name)
     case .object(let keys) where keys.contains("version"):
       self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
     case .array:
@@ -230,7 +232,7 @@ public struct MockBundle: Sendable, Equatable {
       // Our reader names what is missing.
       self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
     case .other:
-      _ = try JSONCursor.parse(data, source: file.path)
+      _ = try JSONCursor.parse(data, source: file.path, duplicates: .lastWins)
       throw MockBundleError(
         .malformed, source: file.path,
         "expected a JSON object with \"version\" (a bundle.json), an object with \"log\" (a HAR "

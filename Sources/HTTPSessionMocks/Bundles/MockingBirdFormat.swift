@@ -83,10 +83,14 @@ struct MockingBirdRequest: Sendable, Equatable, CustomStringConvertible {
 /// (a number as a parameter value, a header that is not a string, a missing file): those are
 /// errors here, with the entry and the member that is wrong.
 enum MockingBirdFormat {
+  /// The members MockingBird's entries define.
+  static let requestMembers: Set = ["method", "url", "parameters"]
+  static let responseMembers: Set = ["code", "headers", "file", "mime_type"]
+
   static func read(_ data: Data, folder: URL?, source: String, name: String) throws(MockBundleError)
     -> MockBundle
   {
-    let root = try JSONCursor.parse(data, source: source)
+    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
     var entries: [MockBundle.Entry] = []
     let files = BundleFiles(folder: folder, source: source)
     for (index, element) in try root.elements().enumerated() {
@@ -98,32 +102,38 @@ enum MockingBirdFormat {
   private static func entry(
     _ cursor: JSONCursor, number: Int, files: BundleFiles, name: String
   ) throws(MockBundleError) -> MockBundle.Entry {
+    try cursor.rejectMisspellings(of: ["request", "response"], known: ["request", "response"])
     let request = try cursor.required("request", "an object with \"url\"")
     let response = try cursor.required("response", "an object with \"code\"")
     _ = try request.members()
     _ = try response.members()
-    let url = try request.required("url", "://host[:port]/path").string()
+    try request.rejectMisspellings(of: ["method", "url", "parameters"], known: requestMembers)
+    try response.rejectMisspellings(
+      of: ["code", "headers", "file", "mime_type"], known: responseMembers)
+    let urlCursor = try request.required("url", "://host[:port]/path")
+    let url = try urlCursor.string()
     guard url.hasPrefix("://") else {
-      throw try request.required("url", "").fail(
+      throw urlCursor.fail(
         "expected a URL of the form ://host[:port]/path (MockingBird's form, any scheme), got "
-          + (try request.required("url", "").found))
+          + urlCursor.found)
     }
     let method = try request.optional("method")?.string() ?? "GET"
     var parameters: [MockingBirdRequest.Parameter] = []
     if let given = try request.optional("parameters") {
-      for (key, _) in try given.members().sorted(by: { $0.key < $1.key }) {
-        let value = try given.required(key, "").stringOrNull()
-        parameters.append(.init(name: key, value: value))
+      for member in try given.members().sorted(by: { $0.key < $1.key }) {
+        let value = try given.member(member.key, member.value).stringOrNull()
+        parameters.append(.init(name: member.key, value: value))
       }
     }
-    let code = try response.required("code", "the HTTP status").integer()
+    let codeCursor = try response.required("code", "the HTTP status")
+    let code = try codeCursor.integer()
     guard (100...999).contains(code) else {
-      throw try response.required("code", "").expected("an HTTP status code from 100 to 999")
+      throw codeCursor.expected("an HTTP status code from 100 to 999")
     }
     var headers: [String: String] = [:]
     if let given = try response.optional("headers") {
-      for (key, _) in try given.members() {
-        headers[key] = try given.required(key, "").string()
+      for member in try given.members() {
+        headers[member.key] = try given.member(member.key, member.value).string()
       }
     }
     // MockingBird sets Content-Type from mime_type, and so removes one the headers give when

@@ -16,7 +16,10 @@ extension URLSessionMock {
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) {
     self.init(clock: clock, fileID: fileID, filePath: filePath, line: line, column: column)
-    load(bundle, fileID: fileID, filePath: filePath, line: line, column: column)
+    // No handles: nobody would keep them, and a recording's tens of thousands of stubs would
+    // be made and freed for nothing.
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    _ = install(bundle, at: site, replacingEarlierUse: false, handles: false)
   }
 
   /// Adds the bundle's stubs, as stubs written in code are added: the newest matching stub
@@ -33,7 +36,7 @@ extension URLSessionMock {
     line: UInt = #line, column: UInt = #column
   ) -> [Stub] {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    return install(bundle, at: site, replacingEarlierUse: false)
+    return install(bundle, at: site, replacingEarlierUse: false, handles: true)
   }
 
   /// Switches to `bundle`: removes the stubs that earlier `use` calls added and adds this
@@ -55,12 +58,24 @@ extension URLSessionMock {
     line: UInt = #line, column: UInt = #column
   ) -> [Stub] {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    return install(bundle ?? MockBundle(), at: site, replacingEarlierUse: true)
+    return install(bundle ?? MockBundle(), at: site, replacingEarlierUse: true, handles: true)
   }
 
-  private func install(_ bundle: MockBundle, at site: CallSite, replacingEarlierUse: Bool)
-    -> [Stub]
-  {
+  /// Adds the bundle's stubs; returns their handles in the bundle's order when `handles` is
+  /// true, else none. After a large bundle, gives back the memory that building the stubs
+  /// freed (see ``FreedMemory``).
+  private func install(
+    _ bundle: MockBundle, at site: CallSite, replacingEarlierUse: Bool, handles: Bool
+  ) -> [Stub] {
+    let stubs = addStubs(
+      of: bundle, at: site, replacingEarlierUse: replacingEarlierUse, handles: handles)
+    if bundle.entries.count >= FreedMemory.largeLoad { FreedMemory.returnToSystem() }
+    return stubs
+  }
+
+  private func addStubs(
+    of bundle: MockBundle, at site: CallSite, replacingEarlierUse: Bool, handles: Bool
+  ) -> [Stub] {
     // Registered newest-last: with MockingBird's rule the first entry must be the newest.
     let order =
       bundle.firstMatchWins
@@ -86,7 +101,7 @@ extension URLSessionMock {
           usage.requiredState = entry.whenState
           usage.nextState = entry.willSetState
         }
-        ids[index] = id
+        if handles { ids[index] = id }
         if replacingEarlierUse { state.stubs.bundleStubIDs.append(id) }
       }
       return (ids, removed)
@@ -105,6 +120,7 @@ extension URLSessionMock {
             + "it matches.", at: site)
       }
     }
+    guard handles else { return [] }
     return prepared.sorted { $0.0 < $1.0 }.compactMap { index, _, matcher in
       ids[index].map { Stub(core: core, id: $0, matcher: matcher, site: site) }
     }

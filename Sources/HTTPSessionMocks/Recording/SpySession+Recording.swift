@@ -22,7 +22,7 @@ extension SpySession {
   /// Throws a ``MockBundleError`` naming the exchange when a body was longer than
   /// ``Exchange/bodyLimit`` (the spy kept only part of it) or the response was not HTTP.
   public func recordedBundle(redacting redaction: Redaction = .default) throws -> MockBundle {
-    HARFormat.bundle(from: try recordedEntries(redacting: redaction), source: "SpySession")
+    HARFormat.bundle(from: try recordedEntries(redacting: redaction), name: "SpySession")
   }
 
   /// What this spy has exchanged so far, as a HAR 1.2 document, with the secrets that

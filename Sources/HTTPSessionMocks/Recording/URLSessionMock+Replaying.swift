@@ -56,16 +56,20 @@ extension URLSessionMock {
       clock: clock, voice: .replaying(plan.name), fileID: fileID, filePath: filePath, line: line,
       column: column)
     let stubs =
-      plan.mode == .record ? [] : HARFormat.bundle(from: plan.entries, source: plan.name).entries
+      plan.mode == .record
+      ? [] : HARFormat.bundle(from: plan.document?.entries ?? [], name: plan.name).entries
     let site = core.ownerSite
     core.withLock { state in
       if !redaction.isEmpty {
         state.stubs.registry.requestTransform = { redaction.redact($0) }
       }
       for entry in stubs {
-        _ = state.stubs.add(entry.matcher, responder: .sequence(entry.responses), site: site)
+        // Named as a loaded bundle's stubs are: `session.har entry 3 (POST https://...)`.
+        let matcher = RequestMatcher(entry.matcher.node, description: entry.label)
+        _ = state.stubs.add(matcher, responder: .sequence(entry.responses), site: site)
       }
     }
+    if stubs.count >= FreedMemory.largeLoad { FreedMemory.returnToSystem() }
     if let refusal = plan.refusal {
       unmatchedRequestPolicy = .passThrough(
         to: RecordingRefusal(mock: WeakReference(self), reason: refusal))
@@ -73,7 +77,7 @@ extension URLSessionMock {
       unmatchedRequestPolicy = .passThrough(
         to: ReplayRecorder(
           live: liveSession, file: file, redaction: redaction, mock: WeakReference(self),
-          original: plan.mode == .recordMissing ? plan.data : nil,
+          original: plan.mode == .recordMissing ? plan.original : nil,
           replaysRecorded: plan.mode == .recordMissing))
     }
   }
@@ -86,8 +90,15 @@ struct ReplayPlan {
   var refusal: String?
   /// The file's name, for reports.
   var name: String
-  var data: Data?
-  var entries: [HARFormat.Entry] = []
+  /// The file as read, if it was.
+  var document: HARFormat.Document?
+
+  /// What a recorder appends to: the file's bytes, where its entries end, and how many it has.
+  var original: ReplayRecorder.Original? {
+    guard let document else { return nil }
+    return ReplayRecorder.Original(
+      data: document.utf8, entriesEnd: document.entriesEnd, count: document.entries.count)
+  }
 
   init(file: URL, mode requested: ReplayMode, environment: [String: String]) throws {
     name = file.lastPathComponent
@@ -121,8 +132,7 @@ struct ReplayPlan {
       } catch {
         throw MockBundleError(.unreadable, source: name, "could not be read: \(error)")
       }
-      self.data = data
-      entries = try HARFormat.entries(in: data, source: name)
+      document = try HARFormat.document(data, source: name)
     } else if mode == .replay, refusal == nil {
       throw MockBundleError(
         .unreadable, source: file.path,
@@ -145,12 +155,22 @@ final class ReplayRecorder: RelayingSession {
   private let redaction: Redaction
   private let mock: WeakReference<URLSessionMock>
   private let replaysRecorded: Bool
-  /// The file as it was (kept whole, custom fields and all) and what was recorded since.
-  private let document: Locked<(original: Data?, recorded: [HARFormat.Entry])>
+  /// The file as it was (kept byte for byte, custom fields and all) and what was recorded
+  /// since.
+  private let document: Locked<(original: Original?, recorded: [HARFormat.Entry])>
+
+  /// A recording that was read, to append to.
+  struct Original {
+    let data: Data
+    /// The byte offset of the `]` that closes its `log.entries`.
+    let entriesEnd: Int
+    /// How many entries it has.
+    let count: Int
+  }
 
   init(
     live: any HTTPSession, file: URL, redaction: Redaction, mock: WeakReference<URLSessionMock>,
-    original: Data?, replaysRecorded: Bool
+    original: Original?, replaysRecorded: Bool
   ) {
     self.live = live
     self.file = file
@@ -209,17 +229,18 @@ final class ReplayRecorder: RelayingSession {
           + "an HTTP response, and HAR records HTTP only.", at: siteOfMock)
       return
     }
-    let problem = document.withLock { document -> String? in
+    let (problem, number) = document.withLock { document -> (String?, Int) in
       document.recorded.append(entry)
+      let number = (document.original?.count ?? 0) + document.recorded.count
       do {
         let data = try Self.document(original: document.original, appending: document.recorded)
         try FileManager.default.createDirectory(
           at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         // .atomic writes a temporary file beside this one, then renames it over this one.
         try data.write(to: file, options: .atomic)
-        return nil
+        return (nil, number)
       } catch {
-        return "\(error)"
+        return ("\(error)", number)
       }
     }
     if let problem {
@@ -228,9 +249,13 @@ final class ReplayRecorder: RelayingSession {
           + problem, at: siteOfMock)
     }
     guard replaysRecorded, let mock = mock.object,
-      let matcher = RequestMatcher.exact(
-        entry.request.method, entry.request.url, body: entry.request.body)
+      let exact = RequestMatcher.exact(
+        entry.request.method, entry.request.url, body: entry.request.body,
+        mimeType: entry.request.mimeType)
     else { return }
+    let matcher = RequestMatcher(
+      exact.node,
+      description: "\(HARFormat.origin(file.lastPathComponent, numbers: [number])) (\(exact))")
     let response = HARFormat.stubResponse(entry)
     let site = mock.core.ownerSite
     mock.core.withLock { state in
@@ -244,19 +269,24 @@ final class ReplayRecorder: RelayingSession {
   }
 
   /// The file's document with `recorded` appended to its entries (a fresh document when there
-  /// was no file, or in `.record`).
-  private static func document(original: Data?, appending recorded: [HARFormat.Entry]) throws
-    -> Data
+  /// was no file, or in `.record`). The file's own bytes stay as they were: the new entries go
+  /// in before the `]` that closes `log.entries`, so nothing the reader does not read (custom
+  /// fields, a number no parser can represent, a key given twice) is lost or rewritten.
+  private static func document(original: Original?, appending recorded: [HARFormat.Entry])
+    throws -> Data
   {
-    guard let original,
-      var root = try? JSONSerialization.jsonObject(with: original) as? [String: Any],
-      var log = root["log"] as? [String: Any], let entries = log["entries"] as? [Any]
-    else {
-      return try HARFormat.encode(recorded)
+    guard let original else { return try HARFormat.encode(recorded) }
+    var data = Data(original.data.prefix(original.entriesEnd))
+    for (index, entry) in recorded.enumerated() {
+      if original.count > 0 || index > 0 { data.append(UInt8(ascii: ",")) }
+      data.append(UInt8(ascii: "\n"))
+      var object = try HARFormat.serialize(HARFormat.object(for: entry))
+      if object.last == UInt8(ascii: "\n") { object.removeLast() }
+      data.append(object)
     }
-    log["entries"] = entries + recorded.map(HARFormat.object(for:))
-    root["log"] = log
-    return try HARFormat.serialize(root)
+    data.append(UInt8(ascii: "\n"))
+    data.append(original.data.suffix(from: original.data.startIndex + original.entriesEnd))
+    return data
   }
 }
 

@@ -77,22 +77,41 @@ final class ExactURL: Sendable {
 
 extension RequestMatcher {
   /// Requests with the HTTP method `method` to exactly `url` (see ``ExactURL``), and with
-  /// exactly `body` when it is given: what a replayed HAR entry matches.
-  static func exact(_ method: String, _ url: URL, body: Data? = nil) -> RequestMatcher? {
-    ExactURL(url).map { exact(method, $0, body: body) }
+  /// `body` when it is given (see ``recordedBody(_:mimeType:)``): what a replayed HAR entry
+  /// matches.
+  static func exact(_ method: String, _ url: URL, body: Data? = nil, mimeType: String? = nil)
+    -> RequestMatcher?
+  {
+    ExactURL(url).map { exact(method, $0, body: body, mimeType: mimeType) }
   }
 
   /// The exact matcher for a URL already taken apart.
-  static func exact(_ method: String, _ exact: ExactURL, body: Data? = nil) -> RequestMatcher {
+  static func exact(
+    _ method: String, _ exact: ExactURL, body: Data? = nil, mimeType: String? = nil
+  ) -> RequestMatcher {
     let url = exact.url
     let name = RequestFacts.normalizedMethod(method)
     var nodes: [Node] = [.method(name), .exactURL(exact)]
     var description = "\(name) \(url.absoluteString)"
     if let body {
-      nodes.append(.body(body))
-      description += " body \(BodyText(body))"
+      let node = recordedBody(body, mimeType: mimeType)
+      nodes.append(node)
+      if case .jsonBody(let value) = node {
+        description += " JSON body \(value.shortDescription)"
+      } else {
+        description += " body \(BodyText(body))"
+      }
     }
     return RequestMatcher(.all(nodes), description: description)
+  }
+
+  /// How a recorded body is matched: as a JSON value (numbers by value, object keys in any
+  /// order, arrays in order, as ``jsonBody(_:)-swift.type.method`` does) when it parses as JSON
+  /// and either `mimeType` names JSON (`application/json`, `text/json`, `…+json`) or the body
+  /// is an object or an array; byte for byte otherwise. A client that encodes the same value
+  /// again need not write its keys in the same order (`JSONEncoder` on Linux does not).
+  static func recordedBody(_ data: Data, mimeType: String?) -> Node {
+    JSONValue(recordedBody: data, mimeType: mimeType).map { .jsonBody($0) } ?? .body(data)
   }
 
   /// The exact-path index key of a matcher that names one exact URL.
@@ -108,22 +127,27 @@ extension RequestMatcher {
     return found
   }
 
-  /// The method, URL and body of a matcher made by ``exact(_:_:body:)``, or `nil` for any
-  /// other matcher.
-  var exactParts: (method: String, url: URL, body: Data?)? {
+  /// The method, URL and body of a matcher made by ``exact(_:_:body:mimeType:)``, or `nil` for
+  /// any other matcher; a JSON body comes back as compact JSON, with `application/json` as its
+  /// MIME type.
+  var exactParts: (method: String, url: URL, body: Data?, mimeType: String?)? {
     guard case .all(let nodes) = node else { return nil }
     var method: String?
     var url: URL?
     var body: Data?
+    var mimeType: String?
     for inner in nodes {
       switch inner {
       case .method(let name) where method == nil: method = name
       case .exactURL(let exact) where url == nil: url = exact.url
       case .body(let data) where body == nil: body = data
+      case .jsonBody(let value) where body == nil:
+        body = JSONWriter.compact(value)
+        mimeType = "application/json"
       default: return nil
       }
     }
     guard let method, let url else { return nil }
-    return (method, url, body)
+    return (method, url, body, mimeType)
   }
 }

@@ -16,6 +16,23 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
     self = try JSONDecoder().decode(JSONValue.self, from: data)
   }
 
+  /// The value of a recorded body that is matched as JSON (see
+  /// `RequestMatcher.recordedBody(_:mimeType:)`): it parses, and either `mimeType` names JSON
+  /// or the body is an object or an array. `nil` for any other body.
+  init?(recordedBody data: Data, mimeType: String?) {
+    let type = (mimeType ?? "").split(separator: ";").first.map {
+      $0.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+    let namesJSON =
+      type.map { $0 == "application/json" || $0 == "text/json" || $0.hasSuffix("+json") }
+      ?? false
+    let first = data.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
+    guard namesJSON || first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+      let value = try? JSONValue(parsing: data)
+    else { return nil }
+    self = value
+  }
+
   /// Encodes `value` with a plain `JSONEncoder` and parses the result.
   init(encoding value: some Encodable) throws {
     try self.init(parsing: JSONEncoder().encode(value))
@@ -119,6 +136,34 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
         "\(JSONValue.string($0.key)):\($0.value)"
       }
       return "{" + body.joined(separator: ",") + "}"
+    }
+  }
+}
+
+/// Hashing that agrees with `==`: numbers hash by their value as a `Double` (so `1` and `1.0`
+/// hash alike), and objects whatever their key order.
+extension JSONValue: Hashable {
+  func hash(into hasher: inout Hasher) {
+    switch self {
+    case .null: hasher.combine(0)
+    case .bool(let flag):
+      hasher.combine(1)
+      hasher.combine(flag)
+    case .integer(let number):
+      hasher.combine(2)
+      hasher.combine(Double(number))
+    case .double(let number):
+      hasher.combine(2)
+      hasher.combine(number)
+    case .string(let text):
+      hasher.combine(3)
+      hasher.combine(text)
+    case .array(let values):
+      hasher.combine(4)
+      hasher.combine(values)
+    case .object(let members):
+      hasher.combine(5)
+      hasher.combine(members)
     }
   }
 }

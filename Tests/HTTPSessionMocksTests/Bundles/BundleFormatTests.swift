@@ -262,6 +262,116 @@ import Testing
     #expect(error?.source == file.path)
   }
 
+  /// Text that is not JSON names its line and column and Foundation's reason; a value that
+  /// cannot be read names its path.
+  @Test(arguments: [
+    (
+      "{\n  \"version\": 1,\n  \"entries\": [\n", ":4:1: not valid JSON: Unexpected end of file"
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"json": {"n": 1e999}}}]}"#,
+      "entries[0].response.json.n: Number 1e999 is not representable"
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"text": "a<FF>"}}]}"#,
+      "entries[0].response.text: Invalid UTF-8 sequence"
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"text": "\ud800"}}]}"#,
+      #":1:77: entries[0].response.text: A lone surrogate \uD800"#
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"json": <DEEP>"#,
+      ":1:584: not valid JSON: Too many nested arrays or dictionaries (more than 512)"
+    ),
+    (
+      #"{"version": 1, "entries": [,]}"#,
+      ":1:28: not valid JSON: Invalid value: expected a value, found \",\""
+    ),
+  ])
+  func unreadableTextNamesTheLineAndColumnWithTheReason(_ document: String, _ expected: String)
+    throws
+  {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try bytesWithFF(document.replacing("<DEEP>", with: String(repeating: "[", count: 100_000)))
+      .write(to: folder.appendingPathComponent("bundle.json"))
+    let error = bundleError { _ = try MockBundle(contentsOf: folder) }
+    #expect(
+      error?.description.contains(expected) == true,
+      "\(error.map(String.init(describing:)) ?? "no error")")
+    #expect(error?.localizedDescription == error?.description)
+  }
+
+  @Test(arguments: [
+    (#"{"version": 1, "version": 1, "entries": []}"#, "version"),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"status": 200, "status": 404}}]}"#,
+      "entries[0].response.status"
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"headers": {"A": "1", "A": "2"}}}]}"#,
+      "entries[0].response.headers.A"
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"jsonBody": {"a": 1, "a": 2}}, "response": {}}]}"#,
+      "entries[0].request.jsonBody.a"
+    ),
+  ])
+  func aKeyGivenTwiceIsRefusedWithItsPath(_ document: String, _ path: String) throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try writeFile(document, "bundle.json", in: folder)
+    let error = bundleError { _ = try MockBundle(contentsOf: folder) }
+    #expect(
+      error?.description.contains("\(path): the key") == true
+        && error?.description.contains("appears more than once") == true,
+      "\(error.map(String.init(describing:)) ?? "no error")")
+  }
+
+  /// A recorded request (written with "exactURL") compares a JSON body as a JSON value, as the
+  /// HAR entry it came from does: recorded bundles replay whatever the key order.
+  @Test func aRecordedJSONBodyInABundleMatchesAsAJSONValue() throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try writeFile(
+      #"""
+      {"version": 1, "entries": [
+        {"request": {"method": "POST", "exactURL": "https://x.test/todos",
+                     "body": {"text": "{\"title\":\"eggs\",\"done\":false}"}},
+         "response": {"status": 201}},
+        {"request": {"method": "POST", "url": "https://x.test/exact",
+                     "body": {"text": "{\"title\":\"eggs\",\"done\":false}"}},
+         "response": {"status": 202}}]}
+      """#, "bundle.json", in: folder)
+    let mock = URLSessionMock(bundle: try MockBundle(contentsOf: folder))
+    let reordered = Data(#"{"done":false,"title":"eggs"}"#.utf8)
+    #expect(route(mock, "POST", "https://x.test/todos", body: reordered).status == 201)
+    // `body` written in code (a pattern, not a recording) stays byte for byte.
+    expectReport(containing: "No stub matches") {
+      #expect(route(mock, "POST", "https://x.test/exact", body: reordered).status == nil)
+    }
+  }
+
+  @Test func aHARRecordingWrittenAsABundleKeepsMatchingJSONAsJSON() throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry(
+        "POST", "https://x.test/todos", status: 201, postData: #"{"title":"eggs","done":false}"#))
+    let bundle = try MockBundle(contentsOf: HARFixtures.file(har))
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try bundle.write(to: folder)
+    let written = String(
+      decoding: try Data(contentsOf: folder.appendingPathComponent("bundle.json")), as: UTF8.self)
+    #expect(written.contains(#""jsonBody""#), "\(written)")
+    let reloaded = try MockBundle(contentsOf: folder)
+    #expect(reloaded == bundle)
+    let reordered = Data(#"{"done":false,"title":"eggs"}"#.utf8)
+    #expect(
+      route(URLSessionMock(bundle: reloaded), "POST", "https://x.test/todos", body: reordered)
+        .status == 201)
+  }
+
   @Test func aFileThatIsNoBundleSaysWhatWasExpected() throws {
     let folder = try makeTemporaryFolder()
     defer { removeFolder(folder) }

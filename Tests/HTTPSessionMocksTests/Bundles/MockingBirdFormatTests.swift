@@ -186,6 +186,18 @@ import Testing
       #"[0].response.file: "/etc/passwd" leads outside"#
     ),
     (#"[ 1 ]"#, "[0]: expected an object, got 1"),
+    (
+      #"[ { "request": { "url": "://a/x" }, "response": { "code": 200, "fiel": "a.json" } } ]"#,
+      #"[0].response.fiel: not a member this format knows; it looks like a misspelling of "file""#
+    ),
+    (
+      #"[ { "request": { "url": "://a/x" }, "response": { "code": 200, "mimetype": "a/b" } } ]"#,
+      #"[0].response.mimetype: not a member this format knows; it looks like a misspelling of "mime_type""#
+    ),
+    (
+      "[\n  { \"request\": { \"url\": \"://a/x\" },\n    \"response\": { \"code\": 200 }",
+      ":3:32: not valid JSON: Unexpected end of file (the object is not closed)"
+    ),
   ])
   func malformedBundlesNameTheEntryAndWhat(_ document: String, _ expected: String) throws {
     let folder = try makeTemporaryFolder()
@@ -223,5 +235,16 @@ import Testing
       "bundle.json", in: folder)
     let mock = URLSessionMock(bundle: try MockBundle(contentsOf: folder))
     #expect(route(mock, "GET", "https://a/x").text == "inside")
+  }
+
+  /// MockingBird's rule for a key given twice is HAR's: the last one counts.
+  @Test func aKeyGivenTwiceCountsWithItsLastValue() throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try writeFile(
+      #"[ { "request": { "url": "://a/x", "url": "://a/y" }, "response": { "code": 500, "code": 201 } } ]"#,
+      "bundle.json", in: folder)
+    let mock = URLSessionMock(bundle: try MockBundle(contentsOf: folder))
+    #expect(route(mock, "GET", "https://a/y").status == 201)
   }
 }

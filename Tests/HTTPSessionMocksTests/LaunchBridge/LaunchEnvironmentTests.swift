@@ -142,7 +142,7 @@ import Testing
     let notJSON = try #require(error(for: [inline: "{ this is not json"]))
     #expect(notJSON.source == inline)
     #expect(notJSON.kind == .malformed)
-    #expect(notJSON.description.hasPrefix("HTTPSESSIONKIT_BUNDLE: "))
+    #expect(notJSON.description.hasPrefix("HTTPSESSIONKIT_BUNDLE:1:3: not valid JSON: "))
 
     let badStatus = try #require(
       error(for: [

@@ -161,6 +161,77 @@ import Testing
     #expect(HARFixtures.send(mock, right).text == "yes")
   }
 
+  /// A JSON POST recorded with one key order and sent again with another: `JSONEncoder` on
+  /// Linux does not keep key order from one encode to the next.
+  static let todoPost = HARFixtures.har(
+    HARFixtures.entry(
+      "POST", "https://x.test/todos", status: 201, text: "created",
+      postData: #"{"title":"eggs","done":false,"tags":["a","b"],"count":1}"#))
+
+  @Test func aRecordedJSONBodyMatchesAsAJSONValue() throws {
+    let (mock, _) = try HARFixtures.replaying(Self.todoPost)
+    let reordered = HARFixtures.request(
+      "https://x.test/todos", method: "POST",
+      body: #"{ "count": 1.0, "done": false, "tags": ["a", "b"], "title": "eggs" }"#)
+    #expect(HARFixtures.send(mock, reordered).status == 201)
+    let bundle = try MockBundle(contentsOf: HARFixtures.file(Self.todoPost))
+    #expect(route(URLSessionMock(bundle: bundle), reordered).status == 201)
+  }
+
+  @Test func aRecordedJSONBodyStillComparesItsValues() throws {
+    let (mock, _) = try HARFixtures.replaying(Self.todoPost)
+    let other = HARFixtures.request(
+      "https://x.test/todos", method: "POST",
+      body: #"{"title":"eggs","done":true,"tags":["a","b"],"count":1}"#)
+    let reversed = HARFixtures.request(
+      "https://x.test/todos", method: "POST",
+      body: #"{"title":"eggs","done":false,"tags":["b","a"],"count":1}"#)
+    expectReport(containing: "body $.done: expected false, got true") {
+      #expect(HARFixtures.send(mock, other).errorCode == .resourceUnavailable)
+    }
+    expectReport(containing: "body $.tags[0]: expected \"a\", got \"b\"") {
+      #expect(HARFixtures.send(mock, reversed).errorCode == .resourceUnavailable)
+    }
+  }
+
+  @Test func aBodyThatIsNotJSONStillMatchesByteForByte() throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry("POST", "https://x.test/form", text: "ok", postData: "a=1&b=2"))
+    let (mock, _) = try HARFixtures.replaying(har)
+    let sent = HARFixtures.request("https://x.test/form", method: "POST", body: "a=1&b=2")
+    #expect(HARFixtures.send(mock, sent).text == "ok")
+    expectReport(containing: "No stub matches") {
+      _ = HARFixtures.send(
+        mock, HARFixtures.request("https://x.test/form", method: "POST", body: "b=2&a=1"))
+    }
+  }
+
+  @Test func entriesWithEqualJSONBodiesReplayAsOneSequence() throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry("POST", "https://x.test/n", text: "1", postData: #"{"a":1,"b":2}"#),
+      HARFixtures.entry("POST", "https://x.test/n", text: "2", postData: #"{"b":2,"a":1}"#))
+    let (mock, _) = try HARFixtures.replaying(har)
+    let sent = HARFixtures.request("https://x.test/n", method: "POST", body: #"{"a":1,"b":2}"#)
+    #expect([HARFixtures.send(mock, sent).text, HARFixtures.send(mock, sent).text] == ["1", "2"])
+  }
+
+  @Test func theNearMissReportNamesTheEntryFromOneAndDescribesItOnce() throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry("GET", "https://x.test/first"),
+      HARFixtures.entry("POST", "https://x.test/todos", postData: #"{"title":"eggs"}"#))
+    let sent = HARFixtures.request(
+      "https://x.test/todos", method: "POST", body: #"{"title":"ham"}"#)
+    let description = #"POST https://x.test/todos JSON body {"title":"eggs"}"#
+    let bundle = try MockBundle(contentsOf: HARFixtures.file(har))
+    let (replaying, _) = try HARFixtures.replaying(har)
+    for mock in [URLSessionMock(bundle: bundle), replaying] {
+      let reports = capturedReports { _ = route(mock, sent) }
+      let message = reports.map(\.message).joined(separator: "\n")
+      #expect(message.contains("session.har entry 2 (\(description))"), "\(message)")
+      #expect(message.components(separatedBy: description).count == 2, "\(message)")
+    }
+  }
+
   @Test func aURLIsLiteralNotAPattern() throws {
     let har = HARFixtures.har(
       HARFixtures.entry("GET", "https://x.test/files/%7Bname%7D//raw", text: "braces"),
@@ -247,6 +318,20 @@ import Testing
     // the target is not in the file.
     let redirect = try HARFixtures.capturedMiss(proxyman, "https://old.example.com/home")
     #expect(redirect.contains("new.example.com/home"))
+  }
+
+  /// JSON files may be UTF-16 or UTF-32 (RFC 4627), as `JSONSerialization` reads them.
+  @Test(arguments: [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32])
+  func aUTF16OrUTF32FileReadsAsItsText(_ encoding: String.Encoding) throws {
+    let har = HARFixtures.har(
+      HARFixtures.entry("GET", "https://x.test/caf\u{E9}", text: "\u{E9}t\u{E9}"))
+    let file = try HARFixtures.file("")
+    try #require(har.data(using: encoding)).write(to: file)
+    let mock = URLSessionMock(bundle: try MockBundle(contentsOf: file))
+    #expect(route(mock, "GET", "https://x.test/caf%C3%A9").text == "\u{E9}t\u{E9}")
+    let replaying = try URLSessionMock(
+      replaying: file, mode: .replay, from: URLSessionMock(), environment: [:])
+    #expect(route(replaying, "GET", "https://x.test/caf%C3%A9").status == 200)
   }
 
   @Test func anEntryWithoutContentTypeGetsItsMimeType() throws {

@@ -111,6 +111,33 @@ import Testing
       ])
   }
 
+  /// What the reader does not read stays in the file as it was, byte for byte, even what
+  /// Foundation's JSONSerialization cannot read (`1e999`, a lone surrogate, a key twice).
+  @Test func recordMissingAppendsWithoutRewritingWhatTheFileHeld() throws {
+    let original = HARFixtures.har(
+      HARFixtures.entry("GET", "https://api.example.com/users/hubot", text: "from the file")
+        .replacing(#""time": 1"#, with: #""time": 1e999, "_odd": "\ud800", "_odd": 2"#))
+    let file = try HARFixtures.file(original, named: "users.har")
+    let mock = try URLSessionMock(
+      replaying: file, mode: .recordMissing, from: Self.liveSession(), redacting: .default,
+      environment: [:])
+    _ = HARFixtures.send(mock, Self.user("octocat"))
+    let written = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    let end = try #require(original.range(of: "]}}", options: .backwards))
+    #expect(written.hasPrefix(String(original[..<end.lowerBound])), "\(written)")
+    #expect(written.contains("users/octocat?access_token=REDACTED"))
+    let reread = try URLSessionMock(
+      replaying: file, mode: .replay, from: URLSessionMock(), environment: [:])
+    #expect(HARFixtures.send(reread, "https://api.example.com/users/hubot").text == "from the file")
+    #expect(HARFixtures.send(reread, Self.user("octocat")).status == 200)
+    // A request recorded now is named like the file's own entries when it answers again.
+    _ = HARFixtures.send(mock, Self.user("octocat"))
+    let answeredBy = mock.exchanges.last?.answeredBy ?? "nothing"
+    #expect(
+      answeredBy.hasPrefix("users.har entry 2 (GET https://api.example.com/users/octocat"),
+      "\(answeredBy)")
+  }
+
   @Test func recordSendsEverythingLiveAndRewritesTheFile() throws {
     let file = try HARFixtures.file(
       HARFixtures.har(

@@ -47,6 +47,17 @@ func bundleError(
   return nil
 }
 
+/// The UTF-8 of `text`, with each `<FF>` written as the byte 0xFF (which UTF-8 never holds):
+/// files that are not UTF-8.
+func bytesWithFF(_ text: String) -> Data {
+  var data = Data()
+  for (index, part) in text.components(separatedBy: "<FF>").enumerated() {
+    if index > 0 { data.append(0xFF) }
+    data.append(contentsOf: part.utf8)
+  }
+  return data
+}
+
 struct Account: Codable, Equatable, Sendable {
   var login: String
   var id: Int
