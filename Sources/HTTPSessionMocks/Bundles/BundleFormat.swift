@@ -355,7 +355,7 @@ enum MatcherCoding {
       if let text = BodyCoding.text(of: data) { return ("body", .object(["text": .string(text)])) }
       return ("body", .object(["base64": .string(data.base64EncodedString())]))
     case .jsonBody(let value): return ("jsonBody", value)
-    case .mockingBird(let request):
+    case .condition(let request as MockingBirdRequest):
       var members: [String: JSONValue] = [
         "method": .string(request.method), "url": .string(request.url),
       ]
@@ -378,6 +378,9 @@ enum MatcherCoding {
       throw unstorable(
         "its matcher RequestMatcher(\"\(description)\") { ... } runs a closure; build it from the "
           + "matcher factories (.get, .url, .regex, .query, .header, .body, .jsonBody, &&, ||, !)")
+    case .condition(let condition):
+      throw unstorable(
+        "its matcher \(condition) is a rule of another file format, which this one cannot hold")
     case .all:
       return ("", .null)
     }
@@ -461,7 +464,7 @@ enum MatcherCoding {
           }
         }
         nodes.append(
-          .mockingBird(
+          .condition(
             MockingBirdRequest(
               method: try member.required("method", "an HTTP method").string(),
               url: try member.required("url", "://host[:port]/path").string(),

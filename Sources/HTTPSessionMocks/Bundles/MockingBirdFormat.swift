@@ -15,7 +15,7 @@ import Foundation
 /// - the query runs one way: every item of the request's query must be named in `parameters`
 ///   with an equal value, or with `null` (any value); parameters the request lacks are not
 ///   required; a request with no query at all matches only entries without parameters.
-struct MockingBirdRequest: Sendable, Equatable, CustomStringConvertible {
+struct MockingBirdRequest: RequestCondition, Equatable {
   var method: String
   var url: String
   /// The entry's `parameters`, sorted by name; empty when it has none.
@@ -148,7 +148,7 @@ enum MockingBirdFormat {
     }
     let matcher = MockingBirdRequest(method: method, url: url, parameters: parameters)
     return MockBundle.Entry(
-      matcher: RequestMatcher(.mockingBird(matcher), description: matcher.description),
+      matcher: RequestMatcher(.condition(matcher), description: matcher.description),
       responses: [StubResponse(.http(body, status: code, headers: headers))],
       origin: "\(name) entry \(number)")
   }

@@ -59,7 +59,7 @@ extension RequestMatcher.Node {
     case (.either(let a, let x), .either(let b, let y)): return same(a, b) && same(x, y)
     case (.not(let a), .not(let b)): return same(a, b)
     case (.invalid(let a), .invalid(let b)): return a == b
-    case (.mockingBird(let a), .mockingBird(let b)): return a == b
+    case (.condition(let a), .condition(let b)): return a.isEqual(to: b)
     default: return false
     }
   }

@@ -35,8 +35,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case either(Node, Node)
     case not(Node)
     case invalid(String)
-    /// A request of a MockingBird bundle: its own rules for method, URL and query.
-    case mockingBird(MockingBirdRequest)
+    /// A rule of a file format, such as a MockingBird entry's own rules for method, URL and
+    /// query.
+    case condition(any RequestCondition)
   }
 
   /// A closure from the test, kept in an object so that a matcher that holds it equals itself
@@ -390,8 +391,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       }
     case .invalid(let message):
       result.miss(message, weight: 100)
-    case .mockingBird(let request):
-      request.compare(facts, into: &result)
+    case .condition(let condition):
+      condition.compare(facts, into: &result)
     }
   }
 
@@ -422,7 +423,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case .either(let a, let b): return "(" + text(of: a) + " or " + text(of: b) + ")"
     case .not(let inner): return "not (" + text(of: inner) + ")"
     case .invalid(let message): return ReportText(message)
-    case .mockingBird(let request): return ReportText(request.description)
+    case .condition(let condition): return ReportText(condition.description)
     }
   }
 
