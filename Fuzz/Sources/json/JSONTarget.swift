@@ -76,7 +76,7 @@ func checkMatcher(_ expected: JSONValue, body: Data, actual: JSONValue?) {
     evaluation.matched == equal,
     "jsonBody(\(expected)) matched \(evaluation.matched) a body that is "
       + "\(actual.map(String.init(describing:)) ?? "not JSON"): \(evaluation.mismatches)")
-  if !equal { _ = NearMiss.requestReport([request], against: matcher) }
+  if !equal { _ = NearMiss.requestReport([request], against: matcher, .default) }
 
   let mock = URLSessionMock()
   mock.unmatchedRequestPolicy = .respond(with: .status(404))
@@ -149,8 +149,8 @@ func checkBodyMessages(_ body: Data) {
   request.httpBody = body
   let matcher = RequestMatcher.body(Data("{}".utf8))
   check(matcher.matches(request) == (body == Data("{}".utf8)), "body() disagrees with ==")
-  _ = NearMiss.requestReport([request], against: matcher)
-  _ = NearMiss.describe(request)
+  _ = NearMiss.requestReport([request], against: matcher, .default)
+  _ = NearMiss.describe(request, .default)
   switch StubResponse.data(body, status: 200).resolve(for: request) {
   case .answer(let answer): check(answer.data == body, "data() changed the body")
   case .invalid: check(false, "data() is invalid")

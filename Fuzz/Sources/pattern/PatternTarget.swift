@@ -145,7 +145,7 @@ func checkMatchers(_ input: PatternInput, _ request: URLRequest, _ facts: Reques
     if !matcher.problems.isEmpty {
       check(!evaluation.matched, "\(matcher) has problems \(matcher.problems) but matched")
     }
-    let report = NearMiss.requestReport([request], against: matcher)
+    let report = NearMiss.requestReport([request], against: matcher, .default)
     check(!report.isEmpty, "an empty report")
   }
 }
@@ -267,5 +267,5 @@ func checkRouting(_ input: PatternInput, _ request: URLRequest) {
   _ = mock.verifyNoUnmatchedRequests()
   let misses = mock.nearMisses(for: request)
   check(misses.count == stubs.count, "\(misses.count) near misses for \(stubs.count) stubs")
-  _ = NearMiss.unmatchedReport(request, misses)
+  _ = NearMiss.unmatchedReport(request, misses, redaction: .default)
 }
