@@ -127,6 +127,20 @@ final class SessionCore: Sendable {
       receiver: receiver, forwardDepth: forwardDepth)
   }
 
+  /// Answers `task` with `error` without routing it: a door's own refusal of a request it
+  /// cannot carry (a body too large to read, a kind of task it cannot serve). The request is
+  /// recorded as sent and the refusal as its exchange, so that the journal holds every answer
+  /// a door gives.
+  func refuse(_ task: MockTask, with error: URLError) {
+    let started = state.withLock { state -> Bool in
+      guard task.startLocked() else { return false }
+      state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
+      return true
+    }
+    guard started else { return }
+    complete(task, with: Answer(error: error), stub: nil, settlingResume: true)
+  }
+
   // MARK: - The path of a request
 
   /// What was decided while the resume was recorded.
@@ -201,7 +215,7 @@ final class SessionCore: Sendable {
     guard case .sequence(let responses) = claim.definition.responder, !responses.isEmpty else {
       return nil
     }
-    let index = min(claim.callNumber, responses.count) - 1
+    let index = claim.responseIndex(among: responses.count)
     let response = responses[index]
     guard response.delay.map({ $0 <= .zero }) ?? true, response.dribble == nil,
       !(response.isRedirect && task.door.followsRedirects)
@@ -244,8 +258,7 @@ final class SessionCore: Sendable {
         guard !responses.isEmpty else {
           return failInvalid(task, request, "The stub has no responses.", site: definition.site)
         }
-        // Played in order; the last one keeps answering.
-        response = responses[min(claim.callNumber, responses.count) - 1]
+        response = responses[claim.responseIndex(among: responses.count)]
       case .dynamic(let build):
         response = build(request, claim.parameters)
       }
@@ -273,12 +286,7 @@ final class SessionCore: Sendable {
         continue
       }
       // 4. Schedule, 5. deliver.
-      if let dribble = response.dribble, let data = answer.data, answer.error == nil,
-        let plan = DribblePlan(body: data, dribble)
-      {
-        return stream(answer, plan, to: task, request, after: delay, stub: definition)
-      }
-      return schedule(answer, to: task, request, after: delay, stub: definition)
+      return send(answer, of: response, to: task, request, after: delay, stub: definition)
     }
   }
 
@@ -348,12 +356,7 @@ final class SessionCore: Sendable {
         failInvalid(task, request, problem, site: ownerSite)
       case .answer(let answer):
         let delay = delay + (response.delay ?? .zero)
-        if let dribble = response.dribble, let data = answer.data, answer.error == nil,
-          let plan = DribblePlan(body: data, dribble)
-        {
-          return stream(answer, plan, to: task, request, after: delay, stub: nil)
-        }
-        schedule(answer, to: task, request, after: delay, stub: nil)
+        send(answer, of: response, to: task, request, after: delay, stub: nil)
       }
     case .passThrough(let session):
       forward(task, to: session, site: ownerSite)
@@ -367,6 +370,20 @@ final class SessionCore: Sendable {
       "The stub registered here cannot answer \(request.summary): \(problem)", at: site)
     let error = URLError(.resourceUnavailable, for: request, description: problem)
     schedule(Answer(error: error), to: task, request, after: .zero, stub: nil)
+  }
+
+  /// Delivers `answer`, the resolved answer of `response`: in parts when the response dribbles
+  /// its body, else whole.
+  private func send(
+    _ answer: Answer, of response: StubResponse, to task: MockTask, _ request: URLRequest,
+    after delay: Duration, stub: StubTable.Definition?
+  ) {
+    if let dribble = response.dribble, let data = answer.data, answer.error == nil,
+      let plan = DribblePlan(body: data, dribble)
+    {
+      return stream(answer, plan, to: task, request, after: delay, stub: stub)
+    }
+    schedule(answer, to: task, request, after: delay, stub: stub)
   }
 
   /// Delivers `answer` now, or on the clock after `delay`; an answer later than the request's
@@ -386,21 +403,11 @@ final class SessionCore: Sendable {
       timesOut ? (Answer(error: URLError(timedOutFor: request)), timeout) : (answer, delay)
     if scheduler.runsInRealTimeByDefault { warnAboutRealTime(delay, site: stub?.site ?? ownerSite) }
     let undo = scheduler.schedule(after: delay) { [self] stalled in
-      var answer = answer
-      if stalled {
-        let message = "URLSessionMock: nothing advanced the VirtualClock to this answer"
-        answer = Answer(error: URLError(.timedOut, for: request, description: message))
-      }
+      let answer = stalled ? Self.stalledAnswer(for: request) : answer
       complete(task, with: answer, stub: stub, yieldingToCancel: true)
     }
     guard let undo else {
-      reporter.fail(
-        "\(request.summary) is answered after \(delay) on a VirtualClock that no longer exists, "
-          + "so nothing can ever advance it; the request fails with URLError(.timedOut). Keep "
-          + "the clock for as long as the test runs.", at: stub?.site ?? ownerSite)
-      let error = URLError(.timedOut, for: request, description: "its VirtualClock was released")
-      complete(task, with: Answer(error: error), stub: stub, settlingResume: true)
-      return
+      return clockReleased(task, request, stub: stub, after: delay, settlingResume: true)
     }
     setCancelPending(task, undo, settlingResume: true)
   }
@@ -486,7 +493,9 @@ final class SessionCore: Sendable {
         guard !stalled else { return self.stalled(streaming) }
         complete(task, with: error, stub: streaming.stub, yieldingToCancel: true)
       }
-      guard let undo else { return clockReleased(streaming, after: wait) }
+      guard let undo else {
+        return clockReleased(streaming.task, streaming.request, stub: streaming.stub, after: wait)
+      }
       setCancelPending(task, undo)
       return
     }
@@ -501,27 +510,37 @@ final class SessionCore: Sendable {
       guard !stalled else { return self.stalled(streaming) }
       streamParts(streaming, from: index)
     }
-    guard let undo else { return clockReleased(streaming, after: wait) }
+    guard let undo else {
+      return clockReleased(streaming.task, streaming.request, stub: streaming.stub, after: wait)
+    }
     setCancelPending(streaming.task, undo)
   }
 
   /// The stall watchdog ended a stream's next step: the exchange fails with a timeout.
   private func stalled(_ streaming: Streaming) {
-    let stalled = "URLSessionMock: nothing advanced the VirtualClock to this answer"
-    let error = URLError(.timedOut, for: streaming.request, description: stalled)
     complete(
-      streaming.task, with: Answer(error: error), stub: streaming.stub, yieldingToCancel: true)
+      streaming.task, with: Self.stalledAnswer(for: streaming.request), stub: streaming.stub,
+      yieldingToCancel: true)
   }
 
-  /// A stream's next step cannot be scheduled: its VirtualClock is gone.
-  private func clockReleased(_ streaming: Streaming, after wait: Duration) {
-    let request = streaming.request
+  /// What a delivery that the stall watchdog ended answers: a timeout that says why.
+  private static func stalledAnswer(for request: URLRequest) -> Answer {
+    let message = "URLSessionMock: nothing advanced the VirtualClock to this answer"
+    return Answer(error: URLError(.timedOut, for: request, description: message))
+  }
+
+  /// A delivery (a whole answer or a stream's next step) cannot be scheduled: its VirtualClock
+  /// is gone, so nothing could ever advance it. The test hears why; the request times out.
+  private func clockReleased(
+    _ task: MockTask, _ request: URLRequest, stub: StubTable.Definition?, after wait: Duration,
+    settlingResume: Bool = false
+  ) {
     reporter.fail(
       "\(request.summary) is answered after \(wait) on a VirtualClock that no longer exists, "
         + "so nothing can ever advance it; the request fails with URLError(.timedOut). Keep "
-        + "the clock for as long as the test runs.", at: streaming.stub?.site ?? ownerSite)
+        + "the clock for as long as the test runs.", at: stub?.site ?? ownerSite)
     let error = URLError(.timedOut, for: request, description: "its VirtualClock was released")
-    complete(streaming.task, with: Answer(error: error), stub: streaming.stub)
+    complete(task, with: Answer(error: error), stub: stub, settlingResume: settlingResume)
   }
 
   /// Runs `part` with the task's sink lent out, unless the task has ended or a cancel is under

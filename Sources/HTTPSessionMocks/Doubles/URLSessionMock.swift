@@ -353,4 +353,17 @@ public final class URLSessionMock: RecordingSession, Sendable {
     task.resume()
     return task
   }
+
+  /// Answers `request` with `error` on behalf of a door that cannot carry it (see
+  /// `SessionCore.refuse(_:with:)`): the request and the refusal are recorded like any other
+  /// exchange, and the error goes to `sink`. Returns the task, already completed.
+  @discardableResult
+  package func refuse(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, with error: URLError,
+    to sink: some ResponseSink
+  ) -> MockTask {
+    let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
+    core.refuse(task, with: error)
+    return task
+  }
 }

@@ -86,11 +86,10 @@ class MockURLProtocol: URLProtocol {
             + "fails it with URLError(.unsupportedURL) instead. Use a data task (data(for:), "
             + "dataTask(with:)) here, or inject the mock itself as the HTTPSession, whose "
             + "download tasks work.", at: mock.site)
-        sink.fail(
-          URLError(
-            .unsupportedURL, for: request,
-            description: "download tasks through a URLProtocol crash on Linux; use a data task"))
-        return
+        let error = URLError(
+          .unsupportedURL, for: request,
+          description: "download tasks through a URLProtocol crash on Linux; use a data task")
+        return refuse(request, kind: kind, with: error, by: mock, into: sink)
       }
     #endif
     var sent = request
@@ -106,21 +105,28 @@ class MockURLProtocol: URLProtocol {
           + "bridge reads from an httpBodyStream (\(size)), so the mock did not load it and "
           + "the request fails with URLError(.dataLengthExceedsMaximum). Send a smaller body, "
           + "or inject the mock itself as the HTTPSession.", at: mock.site)
-      sink.fail(
-        URLError(
-          .dataLengthExceedsMaximum, for: request,
-          description: "the request body is larger than \(limit)"))
-      return
+      let error = URLError(
+        .dataLengthExceedsMaximum, for: request,
+        description: "the request body is larger than \(limit)")
+      return refuse(request, kind: kind, with: error, by: mock, into: sink)
     case .unreadable(let error):
       mock.core.reporter.fail(
         "The httpBodyStream of \(request.summary) failed while the URLProtocol bridge read it: "
           + "\(error). The request fails with URLError(.cannotDecodeRawData).", at: mock.site)
-      sink.fail(
-        URLError(
-          .cannotDecodeRawData, for: request, description: "the request body stream failed"))
-      return
+      let error = URLError(
+        .cannotDecodeRawData, for: request, description: "the request body stream failed")
+      return refuse(request, kind: kind, with: error, by: mock, into: sink)
     }
     sink.attach(mock.send(sent, kind: kind, door: .urlProtocol, to: sink))
+  }
+
+  /// The bridge's own refusal of a request it cannot carry: recorded in the mock's journal as
+  /// the request's exchange, like every answer a door gives, and failed with `error`.
+  private func refuse(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, with error: URLError,
+    by mock: URLSessionMock, into sink: ProtocolSink
+  ) {
+    sink.attach(mock.refuse(request, kind: kind, door: .urlProtocol, with: error, to: sink))
   }
 
   override func stopLoading() {

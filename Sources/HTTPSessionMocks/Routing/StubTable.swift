@@ -99,6 +99,12 @@ struct StubTable: Sendable {
     /// The request's URL when routing has read it already (and as sent, not redacted), so
     /// that building the answer need not read it again.
     var sentURL: URL?
+
+    /// Which of `count` listed responses this call plays: they play in order, and the last
+    /// one keeps answering.
+    func responseIndex(among count: Int) -> Int {
+      Swift.min(callNumber, count) - 1
+    }
   }
 
   /// The registered stubs and the index over them. Routing reads it in place under the lock

@@ -51,106 +51,6 @@ public final class VirtualClock: Clock, Sendable {
     public var description: String { "\(offset)" }
   }
 
-  /// Work due at a deadline: a mock delivery, or a sleeping Swift task to resume.
-  enum Work {
-    /// A mock delivery: called with `false` when it falls due, or with `true` in its place
-    /// when the stall watchdog ends it. One closure rather than two keeps a delayed answer to
-    /// one allocated context.
-    case action(@Sendable (_ stalled: Bool) -> Void)
-    case sleeper(Sleeper)
-  }
-
-  /// A sleep's continuation, boxed. `CheckedContinuation` is a resilient type, so an entry that
-  /// held one directly would have no layout known when this file is compiled, and every copy
-  /// of an entry in the queue would go through the runtime's generic value witnesses: a quarter
-  /// of a delayed answer's instructions. A box gives `Entry` a fixed layout.
-  final class Sleeper: Sendable {
-    let continuation: CheckedContinuation<Void, any Error>
-
-    init(_ continuation: CheckedContinuation<Void, any Error>) {
-      self.continuation = continuation
-    }
-  }
-
-  private struct Entry {
-    var deadline: Instant
-    var id: UInt64
-    var work: Work
-  }
-
-  /// The pending entries, in order: by deadline, then by insertion (equal deadlines keep their
-  /// order).
-  ///
-  /// Taking the first entry is O(1): a taken slot is cleared (so that what it holds is released
-  /// at once) and skipped, and the cleared slots are compacted away once they are half of the
-  /// storage. So one `advance` through n entries moves O(n) of them, not the O(n²) that
-  /// removing the first element of an array each time does.
-  private struct EntryQueue {
-    private var storage: [Entry?] = []
-    private var head = 0
-
-    var count: Int { storage.count - head }
-    var isEmpty: Bool { head == storage.count }
-    /// The first entry's deadline, read without copying the entry.
-    var firstDeadline: Instant? { isEmpty ? nil : storage[head]?.deadline }
-    /// The pending entries, first to last.
-    var entries: [Entry] { storage[head...].compactMap { $0 } }
-
-    /// Inserts after every entry due at or before `entry`'s deadline.
-    mutating func insert(_ entry: Entry) {
-      // The common case: work scheduled with the same delay, or a growing one, goes last.
-      if count > 0, let last = storage[storage.count - 1]?.deadline, last <= entry.deadline {
-        storage.append(entry)
-        return
-      }
-      var low = head
-      var high = storage.count
-      while low < high {
-        let mid = (low + high) / 2
-        if let other = storage[mid], other.deadline <= entry.deadline {
-          low = mid + 1
-        } else {
-          high = mid
-        }
-      }
-      storage.insert(entry, at: low)
-    }
-
-    /// Removes and returns the first entry; `nil` when the queue is empty.
-    mutating func takeFirst() -> Entry? {
-      guard !isEmpty else { return nil }
-      let entry = storage[head].take()
-      head += 1
-      defer { compactIfSparse() }
-      return entry
-    }
-
-    /// Drops the taken slots once they are half of the storage, or all of it.
-    private mutating func compactIfSparse() {
-      if head == storage.count {
-        storage.removeAll(keepingCapacity: true)
-        head = 0
-      } else if head >= 32, head * 2 >= storage.count {
-        storage.removeFirst(head)
-        head = 0
-      }
-    }
-
-    mutating func remove(id: UInt64) -> Entry? {
-      guard let index = storage[head...].firstIndex(where: { $0?.id == id }) else { return nil }
-      return storage.remove(at: index)
-    }
-
-    /// Empties the queue and returns what it held, first to last.
-    mutating func removeAll() -> [Entry] {
-      defer {
-        storage = []
-        head = 0
-      }
-      return entries
-    }
-  }
-
   /// How a sleep began: cancelled before it could wait, already over, or waiting.
   private enum SleepStart {
     case cancelled
@@ -158,44 +58,12 @@ public final class VirtualClock: Clock, Sendable {
     case enqueued(wakingWaiters: [CheckedContinuation<Void, any Error>], arming: Arming?)
   }
 
-  /// A watchdog timer to start: its generation, and the real time it first checks at.
-  private struct Arming {
-    var generation: UInt64
-    var checkAt: Duration
-  }
-
-  /// The stall watchdog's fields. It never touches the queue's order; it only reads the
-  /// queue, and on a stall empties it.
-  private struct Watchdog {
-    /// Real time (see `StallWatchdog.TimeSource`) of the last progress: an `advance` or `run`
-    /// ending, or the queue going from empty to non-empty.
-    var lastProgress: Duration = .zero
-    /// Calls of `advance` or `run` under way; while there are any, nothing is stalled.
-    var advancing = 0
-    /// Whether a timer task is running (at most one per clock).
-    var armed = false
-    /// Counts timers started, so that a finished timer's handle is never stored.
-    var generation: UInt64 = 0
-    var timer: Task<Void, Never>?
-    /// How many times the watchdog has ended stalled work.
-    var firings = 0
-  }
-
-  /// What the watchdog found when its timer woke.
-  private enum WatchdogCheck {
-    case idle
-    /// `confirming` when the limit has passed and the next check ends the work unless
-    /// something advances the clock meanwhile.
-    case checkAgain(at: Duration, confirming: Bool)
-    case stalled([Entry], StallWatchdog.Snapshot)
-  }
-
-  private struct SleeperWaiter {
+  struct SleeperWaiter {
     var count: Int
     var continuation: CheckedContinuation<Void, any Error>
   }
 
-  private struct State {
+  struct State {
     var now = Instant(offset: .zero)
     var nextID: UInt64 = 0
     /// Sorted by deadline, then by insertion (equal deadlines keep their order): the first entry
@@ -236,14 +104,16 @@ public final class VirtualClock: Clock, Sendable {
     }
   }
 
-  private let state = Locked(State())
+  // Internal rather than private: the queue (VirtualClock+Queue.swift) and the stall watchdog
+  // (VirtualClock+Watchdog.swift) are extensions in files of their own.
+  let state = Locked(State())
 
   /// How long of real time a sleep or delivery may wait while nothing advances the clock
   /// before the clock reports a stall and ends what is waiting; `nil` when the check is off.
   public let stallTimeout: Duration?
-  private let site: CallSite
-  private let reporter: FailureReporter
-  private let realTime: StallWatchdog.TimeSource
+  let site: CallSite
+  let reporter: FailureReporter
+  let realTime: StallWatchdog.TimeSource
 
   /// Creates a clock at time zero with nothing scheduled.
   ///
@@ -485,136 +355,4 @@ public final class VirtualClock: Clock, Sendable {
     }
   }
 
-  // MARK: - The stall watchdog (real time; never part of the ordering above)
-
-  /// Whether a watchdog timer is running for this clock.
-  package var isWatchdogArmed: Bool {
-    state.withLock { $0.watchdog.armed }
-  }
-
-  /// How many times the watchdog has found the clock stalled and ended its waiting work.
-  package var watchdogFirings: Int {
-    state.withLock { $0.watchdog.firings }
-  }
-
-  /// Inserts `entry`; when it makes an empty queue busy, that counts as progress, and if no
-  /// timer is running, returns the one to start (after leaving the lock).
-  private func enqueue(_ entry: Entry, in state: inout State) -> Arming? {
-    let wasIdle = state.queue.isEmpty
-    state.insert(entry)
-    guard wasIdle, let stallTimeout else { return nil }
-    let now = realTime.now()
-    state.watchdog.lastProgress = now
-    guard !state.watchdog.armed else { return nil }
-    state.watchdog.armed = true
-    state.watchdog.generation += 1
-    return Arming(generation: state.watchdog.generation, checkAt: now + stallTimeout)
-  }
-
-  private func beginProgress() {
-    guard stallTimeout != nil else { return }
-    state.withLock { $0.watchdog.advancing += 1 }
-  }
-
-  private func endProgress() {
-    guard stallTimeout != nil else { return }
-    let now = realTime.now()
-    state.withLock { state in
-      state.watchdog.advancing -= 1
-      state.watchdog.lastProgress = now
-    }
-  }
-
-  /// Starts the clock's one timer task. It holds the clock weakly, sleeps in real time until
-  /// the next moment a stall could be due, and ends when the queue is empty or the clock is gone.
-  ///
-  /// It is an unstructured `Task`, so it inherits the task-locals of the code that made the
-  /// queue busy (under Swift Testing, the current test).
-  private func startWatchdog(_ arming: Arming) {
-    let realTime = realTime
-    let timer = Task { [weak self] in
-      var checkAt = arming.checkAt
-      var confirming = false
-      while true {
-        do { try await realTime.sleep(checkAt) } catch { return }
-        guard let clock = self else { return }
-        let now = realTime.now()
-        switch clock.checkForStall(at: now, lateBy: now - checkAt, confirming: confirming) {
-        case .idle:
-          return
-        case .checkAgain(let next, let confirm):
-          checkAt = next
-          confirming = confirm
-        case .stalled(let entries, let snapshot):
-          clock.end(entries, snapshot)
-          return
-        }
-      }
-    }
-    state.withLock { state in
-      // A timer that has already found the queue empty has disarmed itself: keep no handle.
-      if state.watchdog.armed && state.watchdog.generation == arming.generation {
-        state.watchdog.timer = timer
-      }
-    }
-  }
-
-  /// Decides, at real time `now`, whether the waiting work is stalled.
-  ///
-  /// The limit passing is not enough: the timer first waits a short grace (a fifth of the
-  /// limit, at most 1 s) and ends the work only if nothing advanced the clock meanwhile and
-  /// that second wake-up came on time. A timer that wakes late was starved of CPU, and so may
-  /// the test have been (parallel tests on a loaded machine); then the test gets another grace.
-  private func checkForStall(at now: Duration, lateBy late: Duration, confirming: Bool)
-    -> WatchdogCheck
-  {
-    guard let stallTimeout else { return .idle }
-    let grace = min(stallTimeout / 5, .seconds(1))
-    return state.withLock { state -> WatchdogCheck in
-      guard !state.queue.isEmpty else {
-        state.watchdog.armed = false
-        state.watchdog.timer = nil
-        return .idle
-      }
-      // An advance under way, or a test waiting for sleepers, is progress about to happen.
-      if state.watchdog.advancing > 0 || !state.sleeperWaiters.isEmpty {
-        return .checkAgain(at: now + stallTimeout, confirming: false)
-      }
-      let due = state.watchdog.lastProgress + stallTimeout
-      guard now >= due else { return .checkAgain(at: due, confirming: false) }
-      guard confirming, late <= grace else { return .checkAgain(at: now + grace, confirming: true) }
-      let entries = state.queue.removeAll()
-      state.watchdog.firings += 1
-      state.watchdog.armed = false
-      state.watchdog.timer = nil
-      var snapshot = StallWatchdog.Snapshot(
-        now: state.now, sleepDeadlines: [], deliveryDeadlines: [], timeout: stallTimeout)
-      for entry in entries {
-        switch entry.work {
-        case .sleeper: snapshot.sleepDeadlines.append(entry.deadline)
-        case .action: snapshot.deliveryDeadlines.append(entry.deadline)
-        }
-      }
-      return .stalled(entries, snapshot)
-    }
-  }
-
-  /// Ends stalled work, outside the lock. The report is made once: by the earliest sleeper from
-  /// its own task (which carries the test's context), or, when only deliveries were waiting,
-  /// here with the reporter captured when the clock was created.
-  private func end(_ entries: [Entry], _ snapshot: StallWatchdog.Snapshot) {
-    var report: String? = StallWatchdog.report(snapshot)
-    if snapshot.sleepDeadlines.isEmpty, let message = report {
-      reporter.fail(message, at: site)
-    }
-    for entry in entries {
-      if case .sleeper(let sleeper) = entry.work {
-        sleeper.continuation.resume(throwing: StallWatchdog.Stalled(report: report))
-        report = nil
-      }
-    }
-    for entry in entries {
-      if case .action(let action) = entry.work { action(true) }
-    }
-  }
 }

@@ -155,7 +155,11 @@ import Testing
       big.httpBodyStream = stream
       let seen = await Seen.sending(big, through: session)
       #expect(seen.errorCode == .dataLengthExceedsMaximum)
-      #expect(mock.requests.isEmpty)
+      // The refusal is the request's exchange in the journal; no stub answered it.
+      #expect(mock.exchanges.count == 1)
+      #expect((mock.exchanges.first?.error as? URLError)?.code == .dataLengthExceedsMaximum)
+      #expect(mock.exchanges.first?.answeredBy == nil)
+      #expect(mock.requests.map(\.url?.path) == ["/big"])
     }
     // It stopped reading at the limit rather than draining the stream.
     #expect(stream.bytesRead <= limit + (64 << 10))
@@ -385,6 +389,11 @@ import Testing
         await #expect(throws: URLError.self) {
           _ = try await session.download(for: request("GET", "https://x.test/file"))
         }
+        // Each refusal is an exchange in the journal, with the error the code received.
+        #expect(mock.exchanges.count == 2)
+        #expect(
+          mock.exchanges.allSatisfy { ($0.error as? URLError)?.code == .unsupportedURL })
+        #expect(mock.events.filter { $0.kind == .created(.download) }.count == 2)
       }
     }
   #else
