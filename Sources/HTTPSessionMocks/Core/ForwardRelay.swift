@@ -10,13 +10,12 @@ import Foundation
 /// The relay must not keep the double's task alive while the answer is pending: the task
 /// holds the wrapped task (to cancel it), the double holds the wrapped session, and that
 /// session may hold the clock whose queue holds the wrapped task. So once the wrapped task's
-/// resume has returned unanswered, the relay holds the task weakly. While that resume runs,
-/// the forward that made the relay holds the task, and the relay refers to it without a
-/// reference count: an answer that comes at once (as a mock's usually does) then costs no
-/// weak reference, which would give the task a side table and slow each of its later retains
-/// and releases.
+/// resume has returned unanswered, the relay holds the task weakly. While that resume runs, it
+/// holds the task strongly, and lets it go when the resume returns: an answer that comes at
+/// once (as a mock's usually does) then needs no weak reference, which would give the task a
+/// side table and slow each of its later retains and releases.
 final class ForwardRelay: @unchecked Sendable {
-  // @unchecked Sendable: `resuming`, `resumingTask`, `pendingTask` and `answered` are read and
+  // @unchecked Sendable: `resumingTask`, `pendingTask` and `answered` are read and
   // written only under the forwarding core's lock (the `state` that the relay holds weakly,
   // and that the core's forward holds while it sets them up); the other fields are `let`.
 
@@ -28,13 +27,11 @@ final class ForwardRelay: @unchecked Sendable {
   private let taskIdentifier: Int
   private let door: Door
 
-  /// Whether the wrapped task's resume is still running, so that `resumingTask` is alive.
-  @exclusivity(unchecked) private var resuming = true
-  /// The double's task while `resuming`: the forward holds it for that long.
-  @exclusivity(unchecked) private unowned(unsafe) var resumingTask: MockTask
+  /// The double's task while the wrapped task's resume runs; `nil` once it has returned.
+  private var resumingTask: MockTask?
   /// The double's task once the resume has returned without an answer; `nil` once gone.
-  @exclusivity(unchecked) private weak var pendingTask: MockTask?
-  @exclusivity(unchecked) private var answered = false
+  private weak var pendingTask: MockTask?
+  private var answered = false
 
   init(for task: MockTask, _ request: URLRequest, _ receiver: Receiver, in core: SessionCore) {
     self.state = core.weakState
@@ -61,7 +58,7 @@ final class ForwardRelay: @unchecked Sendable {
       taskIdentifier: taskIdentifier, request: request, answer: answer, stub: nil, door: door)
     state.withLock { state in
       answered = true
-      if let task = resuming ? resumingTask : pendingTask { task.finishLocked(answer) }
+      if let task = resumingTask ?? pendingTask { task.finishLocked(answer) }
       state.records.recordCompleted(exchange)
     }
     receiver.deliver(answer)
@@ -72,6 +69,6 @@ final class ForwardRelay: @unchecked Sendable {
   /// answer has come already.
   func endResumeLocked() {
     if !answered { pendingTask = resumingTask }
-    resuming = false
+    resumingTask = nil
   }
 }

@@ -18,10 +18,8 @@ final class CompletionSink: ResponseSink, @unchecked Sendable {
   typealias Handler = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
   private let handler: Handler
-  // `@exclusivity(unchecked)`: the calls are never concurrent (above), so the runtime's check
-  // would only cost time on every request.
-  @exclusivity(unchecked) private var response: URLResponse?
-  @exclusivity(unchecked) private var body: Data?
+  private var response: URLResponse?
+  private var body: Data?
 
   init(_ handler: @escaping Handler) {
     self.handler = handler

@@ -36,23 +36,23 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// ``Forwarding``); 0 for a task the code under test made.
   let forwardDepth: Int
 
-  // Private, and changed only by the methods below, which the core calls under its lock. That
-  // lock already makes every access exclusive, so the runtime's exclusivity check (about 4 % of
-  // a mocked request) is turned off for these fields: `@exclusivity(unchecked)`.
-  @exclusivity(unchecked) private var lockedState: URLSessionTask.State = .suspended
+  // Private, and changed only by the methods below, which the core calls under its lock. They
+  // stay separate fields rather than one struct: `URLRequest` is a resilient type, and a struct
+  // holding one would be copied through the runtime's value witnesses on every transition.
+  private var lockedState: URLSessionTask.State = .suspended
   /// Where the answer goes; `nil` once it has been delivered (or handed to a forwarded task).
-  @exclusivity(unchecked) private var lockedSink: Receiver?
-  @exclusivity(unchecked) private var lockedResponse: URLResponse?
-  @exclusivity(unchecked) private var lockedError: (any Error)?
+  private var lockedSink: Receiver?
+  private var lockedResponse: URLResponse?
+  private var lockedError: (any Error)?
   /// The request of the last redirect hop the mock followed, if any.
-  @exclusivity(unchecked) private var lockedCurrentRequest: URLRequest?
+  private var lockedCurrentRequest: URLRequest?
   /// Whether another session answers the task, so that it decides what a cancel delivers.
-  @exclusivity(unchecked) private var lockedIsForwarded = false
+  private var lockedIsForwarded = false
   /// Undoes a scheduled delivery (a clock entry, a timer task, a forwarded task).
-  @exclusivity(unchecked) private var lockedCancelPending: PendingCancel?
+  private var lockedCancelPending: PendingCancel?
   /// Whether the sink is lent out for one part of a streamed answer (a dribbled body) and
   /// runs outside the lock; meanwhile nobody else may take it.
-  @exclusivity(unchecked) private var lockedSinkIsLent = false
+  private var lockedSinkIsLent = false
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
