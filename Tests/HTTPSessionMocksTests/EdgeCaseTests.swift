@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 /// Edge cases found in review, each with the behaviour a user should be able to rely on.
