@@ -158,6 +158,39 @@ import Testing
     #expect(mock.verifyAllStubsUsed())
   }
 
+  @Test func removedStubsAreGoneFromRoutingAndReports() {
+    let mock = URLSessionMock()
+    for _ in 0..<1_000 {
+      mock.stub(.get("/a"), with: .status(500)).remove()
+      mock.stub(.get("/a/{id}"), with: .status(500)).remove()
+    }
+    mock.stub(.get("/a"), with: .status(200))
+    #expect(route(mock, "GET", "https://e.com/a").status == 200)
+    // What a removed stub left behind is visible in the near-miss report: only live stubs.
+    expectReport {
+      _ = route(mock, "GET", "https://e.com/b")
+    } matching: { report in
+      let text = report.message
+      return text.contains("1. GET /a (registered at") && !text.contains("2. ")
+    }
+  }
+
+  @Test func aStubsCapturesAreReleasedOutsideTheMocksLock() {
+    let mock = URLSessionMock()
+    let witness = DeinitWitness { _ = mock.scenarioState }  // would deadlock under the lock
+    let stub = mock.stub(.get("/x")) { [witness] _ in
+      withExtendedLifetime(witness) {}
+      return .status(200)
+    }
+    stub.remove()
+    mock.stub(.get("/y")) { [witness] _ in
+      withExtendedLifetime(witness) {}
+      return .status(200)
+    }
+    mock.removeAllStubs()
+    #expect(mock.scenarioState == URLSessionMock.initialScenarioState)
+  }
+
   @Test func stubDescriptionNamesMatcherAndRegistrationSite() {
     let mock = URLSessionMock()
     let line = #line + 1
@@ -270,4 +303,11 @@ private final class CallCounter: @unchecked Sendable {
 
   func increment() { lock.withLock { count += 1 } }
   var value: Int { lock.withLock { count } }
+}
+
+/// Runs `onDeinit` when it is released.
+private final class DeinitWitness: Sendable {
+  let onDeinit: @Sendable () -> Void
+  init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+  deinit { onDeinit() }
 }
