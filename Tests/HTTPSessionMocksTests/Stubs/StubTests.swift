@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -282,27 +283,17 @@ import Testing
 
   @Test func closureIsNotCalledForRequestsItDoesNotMatch() {
     let mock = URLSessionMock()
-    let calls = CallCounter()
+    let calls = Shared(0)
     mock.stub(.any, with: .status(404))
     mock.stub(.get("/dynamic")) { _ in
-      calls.increment()
+      calls.withLock { $0 += 1 }
       return .status(200)
     }
     #expect(route(mock, "GET", "https://e.com/other").status == 404)
-    #expect(calls.value == 0)
+    #expect(calls.current == 0)
     #expect(route(mock, "GET", "https://e.com/dynamic").status == 200)
-    #expect(calls.value == 1)
+    #expect(calls.current == 1)
   }
-}
-
-/// A thread-safe counter for closures the doubles call.
-private final class CallCounter: @unchecked Sendable {
-  // @unchecked Sendable: `count` is read and written only under `lock`.
-  private let lock = NSLock()
-  private var count = 0
-
-  func increment() { lock.withLock { count += 1 } }
-  var value: Int { lock.withLock { count } }
 }
 
 /// Runs `onDeinit` when it is released.
