@@ -36,13 +36,15 @@ let package = Package(
       name: "stub-server", dependencies: ["HTTPSessionMocks", "HTTPSessionServer"],
       swiftSettings: settings),
     .testTarget(
-      name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
+      name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit", "TestSupport"],
+      swiftSettings: settings),
     .executableTarget(
       name: "benchmarks",
       dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
       path: "Benchmarks", exclude: ["README.md"], swiftSettings: settings),
     .testTarget(
-      name: "HTTPSessionMocksTests", dependencies: ["HTTPSessionKit", "HTTPSessionMocks"],
+      name: "HTTPSessionMocksTests",
+      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "TestSupport"],
       resources: [.copy("Fixtures")], swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionServerTests",
@@ -52,7 +54,7 @@ let package = Package(
       name: "SampleClientTests",
       dependencies: ["SampleClient", "HTTPSessionMocks", "HTTPSessionServer", "TestSupport"],
       swiftSettings: settings),
-    // What the test targets that start this package's executables share (not a product).
+    // What the test targets share (not a product): a locked box, child processes, folders.
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSessionKit
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -96,10 +97,10 @@ import Testing
   @Test func anyHTTPSessionHandsOutAnyHTTPDataTask() async throws {
     let session: any HTTPSession = makeSession()
     defer { (session as? URLSession)?.finishTasksAndInvalidate() }
-    let holder = TaskBox()
+    let holder = Shared<(any HTTPDataTask)?>(nil)
     let error = await completion { handler in
       let task: any HTTPDataTask = session.dataTask(with: closedPort, completionHandler: handler)
-      holder.task = task
+      holder.withLock { $0 = task }
       #expect(task is URLSessionDataTask)
       #expect(task.state == .suspended)
       task.resume()
@@ -107,7 +108,7 @@ import Testing
     let urlError = try #require(error as? URLError)
     #expect(urlError.code == .cannotConnectToHost)
     #expect(urlError.failingURL == closedPort)
-    #expect(holder.task.map { $0.taskIdentifier > 0 } == true)
+    #expect(holder.current.map { $0.taskIdentifier > 0 } == true)
   }
 
   @Test func anyHTTPSessionMakesEveryKindOfTask() async {
@@ -192,10 +193,4 @@ import Testing
     }
     #expect(error?.code == .cannotConnectToHost)
   }
-}
-
-/// Keeps a task reachable from a `@Sendable` closure.
-private final class TaskBox: @unchecked Sendable {
-  // @unchecked Sendable: set once inside the test before anything reads it.
-  var task: (any HTTPDataTask)?
 }

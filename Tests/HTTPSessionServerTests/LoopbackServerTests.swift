@@ -2,6 +2,7 @@ import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
 import HTTPSessionServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -216,19 +217,15 @@ import Testing
     // `stop()` from a stub's closure lets go of the server's relay while this connection is
     // still recording on it: the report must land once, not loop (it once overflowed the
     // stack).
-    final class Holder: @unchecked Sendable {
-      // @unchecked Sendable: written before the request is sent, read on the connection thread.
-      var server: LoopbackServer?
-    }
-    let holder = Holder()
+    let holder = Shared<LoopbackServer?>(nil)
     let mock = URLSessionMock()
     mock.stub(
       RequestMatcher("a matcher that stops the server") { _ in
-        holder.server?.stop()
+        holder.current?.stop()
         return false
       }, with: .status(200))
     let server = try mock.startServer()
-    holder.server = server
+    holder.withLock { $0 = server }
     defer { server.stop() }
     let (_, reports) = try withCapturedReports {
       _ = try rawExchange(port: server.port, "GET /stop HTTP/1.1\r\nHost: a\r\n\r\n")

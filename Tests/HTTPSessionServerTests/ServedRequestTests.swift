@@ -2,6 +2,7 @@ import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
 import HTTPSessionServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,27 +12,18 @@ import Testing
 /// The server's per-request observer (what the `stub-server` command logs) and its origin
 /// rewriting, in process.
 @Suite struct ServedRequestTests {
-  /// What the observer was told, in order.
-  final class Observed: @unchecked Sendable {
-    // @unchecked Sendable: `served` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var served: [ServedRequest] = []
-    func append(_ request: ServedRequest) { lock.withLock { served.append(request) } }
-    var all: [ServedRequest] { lock.withLock { served } }
-  }
-
   @Test func theObserverHearsOfEachRequestBeforeItsAnswerIsWritten() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
-    let observed = Observed()
+    let observed = Shared<[ServedRequest]>([])
     let server = try mock.startServer(observer: observed.append)
     defer { server.stop() }
     let url = try #require(URL(string: server.baseURL.absoluteString + "/users/octocat?a=%20b"))
     let (_, response) = try await liveSession().data(from: url)
     #expect((response as? HTTPURLResponse)?.statusCode == 200)
     // The answer was given inside `send`: the observer ran before the bytes went out.
-    let served = try #require(observed.all.first)
-    #expect(observed.all.count == 1)
+    let served = try #require(observed.current.first)
+    #expect(observed.current.count == 1)
     #expect(served.method == "GET")
     #expect(served.target == "/users/octocat?a=%20b")
     guard case .answered(200, let stub?) = served.outcome else {
@@ -45,11 +37,11 @@ import Testing
   @Test func aFaultIsObservedWithItsErrorAndStub() throws {
     let mock = URLSessionMock()
     mock.stub(.get("/gone"), with: .error(URLError(.networkConnectionLost)))
-    let observed = Observed()
+    let observed = Shared<[ServedRequest]>([])
     let server = try mock.startServer(observer: observed.append)
     defer { server.stop() }
     #expect(try rawExchange(port: server.port, "GET /gone HTTP/1.1\r\nHost: a\r\n\r\n") == "")
-    let served = try #require(observed.all.first)
+    let served = try #require(observed.current.first)
     guard case .failed(let error, let stub?) = served.outcome else {
       Issue.record("outcome \(served.outcome)")
       return
@@ -63,33 +55,33 @@ import Testing
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/slow"), with: .text("late", status: 202).delayed(by: .seconds(30)))
-    let observed = Observed()
+    let observed = Shared<[ServedRequest]>([])
     let server = try mock.startServer(observer: observed.append)
     defer { server.stop() }
     let client = try RawClient(port: server.port)
     client.send("GET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
     try await mock.waitForRequests(count: 1)
-    #expect(observed.all.isEmpty)
+    #expect(observed.current.isEmpty)
     await clock.advance(by: .seconds(30))
     #expect(client.readToEnd().hasSuffix("\r\n\r\nlate"))
-    #expect(observed.all.map(\.description).first?.hasPrefix("GET /slow 202 GET /slow") == true)
+    #expect(observed.current.map(\.description).first?.hasPrefix("GET /slow 202 GET /slow") == true)
   }
 
   @Test func aDribbledAnswerIsObservedAtItsEnd() async throws {
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/drip"), with: .text("abcd").dribbled(inChunks: 2, over: .seconds(2)))
-    let observed = Observed()
+    let observed = Shared<[ServedRequest]>([])
     let server = try mock.startServer(observer: observed.append)
     defer { server.stop() }
     let client = try RawClient(port: server.port)
     client.send("GET /drip HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
     try await mock.waitForRequests(count: 1)
     await clock.advance(by: .seconds(1))
-    #expect(observed.all.isEmpty)
+    #expect(observed.current.isEmpty)
     await clock.advance(by: .seconds(1))
     #expect(client.readToEnd().contains("Transfer-Encoding: chunked"))
-    let line = try #require(observed.all.first).description
+    let line = try #require(observed.current.first).description
     #expect(line.hasPrefix("GET /drip 200 GET /drip"), "\(line)")
   }
 

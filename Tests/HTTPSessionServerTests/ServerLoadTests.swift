@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionMocks
 import HTTPSessionServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,18 +11,15 @@ import Testing
 /// The load test and the out-of-process clients. Serialized, so that the descriptor count of
 /// the process is not disturbed by the other tests of this suite.
 @Suite(.serialized) struct ServerLoadTests {
-  final class Tally: @unchecked Sendable {
-    // @unchecked Sendable: every field is behind `lock`.
-    private let lock = NSLock()
-    private var answered = 0
-    private var wrong: [String] = []
+  struct Tally: Sendable {
+    private let counts = Shared((answered: 0, wrong: [String]()))
     func record(_ ok: Bool, _ what: @autoclosure () -> String) {
-      lock.withLock {
-        answered += 1
-        if !ok, wrong.count < 5 { wrong.append(what()) }
+      counts.withLock {
+        $0.answered += 1
+        if !ok, $0.wrong.count < 5 { $0.wrong.append(what()) }
       }
     }
-    var result: (Int, [String]) { lock.withLock { (answered, wrong) } }
+    var result: (Int, [String]) { counts.current }
   }
 
   @Test func sixtyFourKeepAliveClientsTimesTwoHundredRequestsAreEachAnsweredOnce() throws {

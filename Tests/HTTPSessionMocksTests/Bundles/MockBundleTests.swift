@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -283,13 +284,13 @@ import Testing
     bundle.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(3)))
     let clock = VirtualClock()
     let mock = URLSessionMock(bundle: bundle, clock: clock)
-    let box = AnswerBox()
+    let box = Shared(RoutedAnswer())
     mock.dataTask(
       with: routingRequest("GET", "https://x.test/slow"), completionHandler: box.handler
     )
     .resume()
-    #expect(!box.value.delivered)
+    #expect(!box.current.delivered)
     await clock.advance(by: .seconds(3))
-    #expect(box.value.text == "late")
+    #expect(box.current.text == "late")
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -265,10 +266,10 @@ import Testing
     let sink = CancellingSink(afterPieces: 2)
 
     let task = mock.send(URLRequest(url: url), kind: .data, door: .server, to: sink)
-    sink.task.set(task)
+    sink.task.withLock { $0 = task }
     await clock.advance(by: .seconds(4))
 
-    #expect(sink.log.get() == ["head", "piece", "piece", "end cancelled"])
+    #expect(sink.log.current == ["head", "piece", "piece", "end cancelled"])
     #expect(clock.pendingCount == 0)
   }
 
@@ -435,41 +436,29 @@ import Testing
 
 /// A sink that cancels its task from inside its `receive` of the `afterPieces`-th body piece,
 /// while the core has the sink lent out.
-private final class CancellingSink: ResponseSink, @unchecked Sendable {
-  // @unchecked Sendable: the core never calls a sink concurrently; `log` and `task` lock.
-  let log = LockedBox<[String]>([])
-  let task = LockedBox<MockTask?>(nil)
+private final class CancellingSink: ResponseSink, Sendable {
+  let log = Shared<[String]>([])
+  let task = Shared<MockTask?>(nil)
   private let afterPieces: Int
 
   init(afterPieces: Int) { self.afterPieces = afterPieces }
 
-  func receive(_ response: URLResponse) { log.update { $0.append("head") } }
+  func receive(_ response: URLResponse) { log.append("head") }
 
   func receive(_ body: Data) {
-    log.update { $0.append("piece") }
-    if log.get().filter({ $0 == "piece" }).count == afterPieces { task.get()?.cancel() }
+    log.append("piece")
+    if log.current.filter({ $0 == "piece" }).count == afterPieces { task.current?.cancel() }
   }
 
   func finish(_ end: ExchangeEnd) {
     switch end {
-    case .complete: log.update { $0.append("end complete") }
+    case .complete: log.append("end complete")
     case .failed(let error):
       let cancelled = (error as? URLError)?.code == .cancelled
-      log.update { $0.append(cancelled ? "end cancelled" : "end \(error)") }
-    case .unmatched: log.update { $0.append("end unmatched") }
+      log.append(cancelled ? "end cancelled" : "end \(error)")
+    case .unmatched: log.append("end unmatched")
     }
   }
-}
-
-/// A value behind a lock.
-private final class LockedBox<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var value: Value
-  init(_ value: Value) { self.value = value }
-  func get() -> Value { lock.withLock { value } }
-  func set(_ newValue: Value) { lock.withLock { value = newValue } }
-  func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
 }
 
 extension Result {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -131,18 +132,13 @@ import Testing
 }
 
 /// An action that runs once, the first time it is fired after being set.
-private final class OneShot: @unchecked Sendable {
-  // @unchecked Sendable: `action` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var action: (@Sendable () -> Void)?
+private struct OneShot: Sendable {
+  private let action = Shared<(@Sendable () -> Void)?>(nil)
 
-  func set(_ action: @escaping @Sendable () -> Void) { lock.withLock { self.action = action } }
+  func set(_ action: @escaping @Sendable () -> Void) { self.action.withLock { $0 = action } }
 
   func fire() {
-    let action = lock.withLock { () -> (@Sendable () -> Void)? in
-      defer { self.action = nil }
-      return self.action
-    }
+    let action = self.action.withLock { $0.take() }
     action?()
   }
 }

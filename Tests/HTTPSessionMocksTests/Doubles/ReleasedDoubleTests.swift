@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

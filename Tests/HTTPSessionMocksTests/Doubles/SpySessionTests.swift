@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -148,6 +149,17 @@ import Testing
     #expect(outer.requests.count == 1)
     #expect(inner.requests.count == 1)
     #expect(mock.requests.count == 1)
+  }
+
+  @Test func aLoopThroughASessionOfTheTestsOwnStopsAfterSixteenForwards() {
+    let passing = PassingSession()
+    let spy = SpySession(wrapping: passing)
+    passing.target.withLock { $0 = spy }
+    defer { passing.target.withLock { $0 = nil } }  // the loop holds both sessions
+    #expect(sendThroughLoop(spy) == .resourceUnavailable)
+    // The session's own code makes each next task, so the count travels in a task-local
+    // value: sixteen forwards, and the seventeenth request fails.
+    #expect(spy.requests.count == 17)
   }
 
   // MARK: - Wrapping a real URLSession

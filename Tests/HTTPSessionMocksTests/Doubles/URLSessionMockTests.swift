@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -249,12 +250,12 @@ import Testing
   @Test func cancelFromInsideTheHandlerDoesNothing() {
     let mock = URLSessionMock(data: Data("x".utf8), response: nil, error: nil)
     let seen = Deliveries()
-    let holder = TaskHolder()
+    let holder = Shared<MockTask?>(nil)
     let task = mock.dataTask(with: url) { data, response, error in
-      holder.task?.cancel()
+      holder.current?.cancel()
       seen.handler(data, response, error)
     }
-    holder.task = task
+    holder.withLock { $0 = task }
     task.resume()
     #expect(seen.count == 1)
     #expect(seen.first?.error == nil)
@@ -690,7 +691,7 @@ import Testing
 
   @Test func thousandsOfConcurrentRequestsFromManyTasksLoseNothing() async {
     let mock = URLSessionMock(data: Data("x".utf8), response: nil, error: nil)
-    let counter = DeliveryCounter(size: 4_000)
+    let counter = Shared([Int](repeating: 0, count: 4_000))
     await withTaskGroup(of: Void.self) { group in
       for worker in 0..<16 {
         group.addTask {
@@ -698,13 +699,13 @@ import Testing
             let index = worker * 250 + n
             let url = URL(string: "https://api.example.com/n/\(index)")!
             mock.dataTask(with: url) { data, _, error in
-              if data == Data("x".utf8), error == nil { counter.increment(index) }
+              if data == Data("x".utf8), error == nil { counter.withLock { $0[index] += 1 } }
             }.resume()
           }
         }
       }
     }
-    #expect(counter.counts.allSatisfy { $0 == 1 })
+    #expect(counter.current.allSatisfy { $0 == 1 })
     #expect(mock.requests.count == 4_000)
     #expect(Set(mock.requests.compactMap(\.url)).count == 4_000)
     #expect(mock.events.count == 12_000)
@@ -730,9 +731,9 @@ import Testing
     let clock = VirtualClock()
     let mock = URLSessionMock(
       data: Data(), response: nil, error: nil, delay: .seconds(1), clock: clock)
-    let counter = DeliveryCounter(size: 3_000)
+    let counter = Shared([Int](repeating: 0, count: 3_000))
     let tasks = (0..<3_000).map { index in
-      mock.dataTask(with: url) { _, _, _ in counter.increment(index) }
+      mock.dataTask(with: url) { _, _, _ in counter.withLock { $0[index] += 1 } }
     }
     DispatchQueue.concurrentPerform(iterations: tasks.count) { index in
       tasks[index].resume()
@@ -741,18 +742,18 @@ import Testing
     #expect(mock.requests.count == 3_000)
     #expect(clock.pendingCount == 3_000)
     await clock.advance(by: .seconds(1))
-    #expect(counter.counts.allSatisfy { $0 == 1 })
+    #expect(counter.current.allSatisfy { $0 == 1 })
   }
 
   @Test func cancelRacingDeliveryStillCallsEachHandlerExactlyOnce() async {
     let clock = VirtualClock()
     let mock = URLSessionMock(
       data: Data("ok".utf8), response: nil, error: nil, delay: .seconds(1), clock: clock)
-    let counter = DeliveryCounter(size: 2_000)
+    let counter = Shared([Int](repeating: 0, count: 2_000))
     let outcomes = Deliveries()
     let tasks = (0..<2_000).map { index in
       mock.dataTask(with: url) { data, response, error in
-        counter.increment(index)
+        counter.withLock { $0[index] += 1 }
         outcomes.handler(data, response, error)
       }
     }
@@ -763,34 +764,11 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: tasks.count) { tasks[$0].cancel() }
       }
     }
-    #expect(counter.counts.allSatisfy { $0 == 1 })
+    #expect(counter.current.allSatisfy { $0 == 1 })
     #expect(
       outcomes.all.allSatisfy { delivery in
         delivery.urlError?.code == .cancelled || delivery.data == Data("ok".utf8)
       })
     #expect(tasks.allSatisfy { $0.state == .completed })
   }
-}
-
-/// Counts handler calls per index, from any thread.
-private final class DeliveryCounter: @unchecked Sendable {
-  // @unchecked Sendable: `storage` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var storage: [Int]
-
-  init(size: Int) {
-    storage = Array(repeating: 0, count: size)
-  }
-
-  func increment(_ index: Int) {
-    lock.withLock { storage[index] += 1 }
-  }
-
-  var counts: [Int] { lock.withLock { storage } }
-}
-
-/// Lets a handler reach the task it belongs to.
-private final class TaskHolder: @unchecked Sendable {
-  // @unchecked Sendable: `task` is set once, before the task is resumed.
-  var task: MockTask?
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -43,7 +44,7 @@ import Testing
     let second = mock(answering: "second")
     let (entered, enteredOutlet) = AsyncStream<Void>.makeStream()
     let (release, releaseOutlet) = AsyncStream<Void>.makeStream()
-    let secondStarted = Box(false)
+    let secondStarted = Shared(false)
 
     let one = Task {
       try await first.interceptingSharedSession {
@@ -51,18 +52,18 @@ import Testing
         let before = try await body(of: "/who")
         for await _ in release { break }
         let after = try await body(of: "/who")
-        return [before, after, secondStarted.value ? "overlap" : "alone"]
+        return [before, after, secondStarted.current ? "overlap" : "alone"]
       }
     }
     for await _ in entered { break }
     let two = Task {
       try await second.interceptingSharedSession {
-        secondStarted.value = true
+        secondStarted.withLock { $0 = true }
         return try await body(of: "/who")
       }
     }
     await SharedSessionGate.waitUntilWaiting(1)
-    #expect(!secondStarted.value)
+    #expect(!secondStarted.current)
     releaseOutlet.yield()
     #expect(try await one.value == ["first", "first", "alone"])
     #expect(try await two.value == "second")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -36,16 +37,6 @@ private final class ProfileClient: @unchecked Sendable {
   }
 }
 
-/// Collects a completion's result from any thread.
-private final class Received<Value: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: `stored` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var stored: [Value] = []
-
-  func append(_ value: Value) { lock.withLock { stored.append(value) } }
-  var values: [Value] { lock.withLock { stored } }
-}
-
 #if canImport(XCTest)
   /// A double's failures reach XCTest through `XCTFail`, at the test's own line; and the doubles
   /// need no expectations in XCTest either.
@@ -56,7 +47,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
 
     func testAnUnmatchedRequestFailsAtTheLineThatMadeTheMock() throws {
       let (mock, mockLine) = (URLSessionMock(), #line)
-      let received = Received<URLError.Code?>()
+      let received = Shared<[URLError.Code?]>([])
       let failures = capturingFailures {
         mock.dataTask(with: url) { _, _, error in received.append((error as? URLError)?.code) }
           .resume()
@@ -68,7 +59,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
         failure.description)
       XCTAssertEqual(failure.filePath, "\(#filePath)")
       XCTAssertEqual(failure.line, mockLine)
-      XCTAssertEqual(received.values, [.resourceUnavailable])
+      XCTAssertEqual(received.current, [.resourceUnavailable])
       XCTAssertEqual(mock.unmatchedRequests.map(\.url), [url])
     }
 
@@ -139,9 +130,9 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
     func testSeedExampleNeedsNoExpectations() {
       let client = ProfileClient()
       client.session = URLSessionMock(jsonDict: ["login": "dasdom", "id": 1_234_567])!
-      let received = Received<ProfileClient.User?>()
+      let received = Shared<[ProfileClient.User?]>([])
       client.fetchProfile(name: "dasdom") { user, _ in received.append(user) }
-      XCTAssertEqual(received.values, [ProfileClient.User(login: "dasdom", id: 1_234_567)])
+      XCTAssertEqual(received.current, [ProfileClient.User(login: "dasdom", id: 1_234_567)])
     }
 
     func testAsyncClientCallsAndRecordedRequests() async throws {
@@ -169,11 +160,11 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       let client = ProfileClient()
       client.session = URLSessionMock(
         jsonDict: ["login": "slow", "id": 2], delay: .seconds(30), clock: clock)!
-      let received = Received<ProfileClient.User?>()
+      let received = Shared<[ProfileClient.User?]>([])
       client.fetchProfile(name: "slow") { user, _ in received.append(user) }
-      XCTAssertTrue(received.values.isEmpty)
+      XCTAssertTrue(received.current.isEmpty)
       await clock.advance(by: .seconds(30))
-      XCTAssertEqual(received.values, [ProfileClient.User(login: "slow", id: 2)])
+      XCTAssertEqual(received.current, [ProfileClient.User(login: "slow", id: 2)])
     }
 
     func testSpyManualModeInXCTest() async throws {
@@ -201,7 +192,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
 
   @Test func anUnmatchedRequestIsAnIssueAtTheLineThatMadeTheMock() {
     let (mock, mockLine) = (URLSessionMock(), #line)
-    let received = Received<URLError.Code?>()
+    let received = Shared<[URLError.Code?]>([])
     withKnownIssue {
       mock.dataTask(with: url) { _, _, error in received.append((error as? URLError)?.code) }
         .resume()
@@ -211,7 +202,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
         && issue.sourceLocation?.fileID == #fileID
         && issue.sourceLocation?.filePath == #filePath
     }
-    #expect(received.values == [.resourceUnavailable])
+    #expect(received.current == [.resourceUnavailable])
   }
 
   @Test func aFailedVerifyIsAnIssueAtTheVerifyLine() {
@@ -230,7 +221,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
 
   @Test func anIssueIsRecordedOncePerFailure() {
     let mock = URLSessionMock()
-    let count = Received<Int>()
+    let count = Shared<[Int]>([])
     withKnownIssue {
       mock.dataTask(with: url) { _, _, _ in }.resume()
       mock.dataTask(with: url) { _, _, _ in }.resume()
@@ -238,7 +229,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       count.append(1)
       return issueComment(issue).contains("No stub matches")
     }
-    #expect(count.values.count == 2)
+    #expect(count.current.count == 2)
   }
 
   @Test func aFailureOnTheMocksOwnTimerTaskIsAnIssueOfTheTestThatMadeTheMock() async throws {
@@ -248,7 +239,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
     let (mock, mockLine) = (URLSessionMock(clock: ContinuousClock()), #line)
     mock.stub(.get("/users/octocat"), with: .status(200).delayed(by: .milliseconds(1)))
     let unmatched = URL(string: "https://api.example.com/users/hubot")!
-    let received = Received<URLError.Code?>()
+    let received = Shared<[URLError.Code?]>([])
     try await withKnownIssue {
       mock.dataTask(with: url) { _, _, _ in
         mock.dataTask(with: unmatched) { _, _, error in
@@ -260,7 +251,7 @@ private final class Received<Value: Sendable>: @unchecked Sendable {
       issueComment(issue).contains("No stub matches GET \(unmatched.absoluteString)")
         && issue.sourceLocation?.line == mockLine
     }
-    #expect(received.values == [.resourceUnavailable])
+    #expect(received.current == [.resourceUnavailable])
   }
 
   @Test func aDelayWithoutAClockIsAWarningAtTheStubsLine() {

@@ -93,6 +93,16 @@ import Testing
       reverse.contains("- path: expected /users/{login}/, got /users/octocat (trailing slash)"))
   }
 
+  @Test func anEncodedSlashIsShownAsSentInReports() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/a/b"), with: .status(200))
+    expectReport {
+      _ = route(mock, "GET", "https://e.com/a%2Fb")
+    } matching: { report in
+      report.message.contains("got /a%2Fb")
+    }
+  }
+
   @Test func reportShowsJSONBodiesAsJSONAndOtherTextAsAStringLiteral() {
     func body(_ text: String) -> String {
       let (report, _) = unmatchedReport(
@@ -305,5 +315,22 @@ import Testing
     let mock = URLSessionMock()
     mock.unmatchedRequestPolicy = .passThrough(to: backend)
     #expect(route(mock, "GET", "https://e.com/x").urlErrorCode == .cannotConnectToHost)
+  }
+
+  @Test func aMockThatPassesThroughToItselfFailsInsteadOfRecursing() {
+    let mock = URLSessionMock()
+    mock.unmatchedRequestPolicy = .passThrough(to: mock)
+    #expect(sendThroughLoop(mock, reporting: "leads back to itself") == .resourceUnavailable)
+  }
+
+  @Test func aSpyAndAMockThatForwardToEachOtherStopAfterSixteenForwards() {
+    let mock = URLSessionMock()
+    let spy = SpySession(wrapping: mock)
+    mock.unmatchedRequestPolicy = .passThrough(to: spy)
+    defer { mock.unmatchedRequestPolicy = .fail }  // the loop holds both doubles
+    #expect(sendThroughLoop(spy) == .resourceUnavailable)
+    // Sixteen forwards, alternately: the spy's nine requests and the mock's eight.
+    #expect(spy.requests.count == 9)
+    #expect(mock.requests.count == 8)
   }
 }

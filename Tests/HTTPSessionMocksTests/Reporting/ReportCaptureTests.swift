@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -132,7 +133,7 @@ import Testing
         Issue.record("no capture scope")
         return
       }
-      let seen = Order()
+      let seen = Shared<[Int]>([])
       await onAThreadOfItsOwn { done in
         withReports(relayedThrough: relay) {
           mock.dataTask(with: URL(string: "https://x.test/diverted")!) { _, _, _ in }.resume()
@@ -140,7 +141,7 @@ import Testing
         seen.append(peek().count)
         done()
       }
-      #expect(seen.values == [1], "the report was not in the scope when withReports returned")
+      #expect(seen.current == [1], "the report was not in the scope when withReports returned")
     }
     #expect(reports.count == 1)
     #expect(reports.first?.message.contains("https://x.test/diverted") == true)
@@ -167,12 +168,12 @@ import Testing
   @Test func aClosedRelayRunsJobsAtOnceOnTheCallersThread() throws {
     let relay = try #require(TestContextRelay.captureIfInTest())
     relay.close()
-    let order = Order()
+    let order = Shared<[Int]>([])
     relay.run { order.append(1) }
     order.append(2)
-    #expect(order.values == [1, 2])
+    #expect(order.current == [1, 2])
     #expect(relay.runAndWait { order.append(3) })
-    #expect(order.values == [1, 2, 3])
+    #expect(order.current == [1, 2, 3])
   }
 
   @Test func aRelayOnAThreadOfItsOwnRunsWhileEveryPoolThreadIsBlocked() async throws {
@@ -183,7 +184,7 @@ import Testing
     let relay = try #require(TestContextRelay.captureIfInTest(onThreadOfItsOwn: true))
     let blockers = 2 * max(ProcessInfo.processInfo.activeProcessorCount, 2)
     let ran = DispatchSemaphore(value: 0)
-    let result = Order()
+    let result = Shared<[Int]>([])
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<blockers {
         group.addTask { _ = ran.wait(timeout: .now() + 120) }
@@ -195,12 +196,12 @@ import Testing
       }.start()
     }
     relay.close()
-    #expect(result.values == [1, 2])
+    #expect(result.current == [1, 2])
   }
 
   @Test func jobsRunOneAtATimeInTheOrderGiven() async throws {
     let relay = try #require(TestContextRelay.captureIfInTest())
-    let order = Order()
+    let order = Shared<[Int]>([])
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
       for index in 0..<50 {
         relay.run {
@@ -210,7 +211,7 @@ import Testing
       }
     }
     relay.close()
-    #expect(order.values == Array(0..<50))
+    #expect(order.current == Array(0..<50))
   }
 
   /// Runs `body` on a new thread, which belongs to no task, and returns once it calls `done`.
@@ -222,13 +223,5 @@ import Testing
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       Thread { body { continuation.resume() } }.start()
     }
-  }
-
-  private final class Order: @unchecked Sendable {
-    // @unchecked Sendable: `items` is only touched under `lock`.
-    private let lock = NSLock()
-    private var items: [Int] = []
-    func append(_ value: Int) { lock.withLock { items.append(value) } }
-    var values: [Int] { lock.withLock { items } }
   }
 }

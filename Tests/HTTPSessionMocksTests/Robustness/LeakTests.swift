@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -312,21 +313,17 @@ import Testing
   }
 
   @Test func aHandlerThatCapturesItsOwnTaskDoesNotLeakIt() async {
-    final class TaskBox: @unchecked Sendable {
-      // @unchecked Sendable: set once before the task is resumed, read in its handler.
-      var task: MockTask?
-    }
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
     mock.stub(.any, with: StubResponse.status(200).delayed(by: .seconds(1)))
     var refs: [WeakRef] = []
     do {
       for (index, cancel) in [false, true].enumerated() {
-        let box = TaskBox()
+        let box = Shared<MockTask?>(nil)
         let task = mock.dataTask(with: url("/self/\(index)")) { _, _, _ in
-          _ = box.task?.state  // the cycle task → handler → box → task
+          _ = box.current?.state  // the cycle task → handler → box → task
         }
-        box.task = task
+        box.withLock { $0 = task }
         task.resume()
         if cancel { task.cancel() }
         refs += [WeakRef(task, "task \(index)"), WeakRef(box, "box \(index)")]

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -169,6 +169,14 @@ import Testing
     #expect(!RequestMatcher.get("/files/a/b").matches(request))
   }
 
+  @Test func aRelativeURLsPathIsReadFromItsFirstSegment() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/users/octocat"), with: .status(204))
+    let base = URL(string: "https://api.example.com/")!
+    let relative = URL(string: "users/octocat", relativeTo: base)!
+    #expect(route(mock, URLRequest(url: relative)).status == 204)
+  }
+
   // MARK: - Queries
 
   @Test func queryInPatternIsASubset() {

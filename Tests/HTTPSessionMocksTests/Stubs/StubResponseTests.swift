@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -195,15 +196,15 @@ import Testing
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(30)))
-    let box = AnswerBox()
+    let box = Shared(RoutedAnswer())
     mock.dataTask(with: routingRequest("GET", "https://e.com/slow"), completionHandler: box.handler)
       .resume()
-    #expect(!box.value.delivered)
+    #expect(!box.current.delivered)
     await clock.advance(by: .seconds(29))
-    #expect(!box.value.delivered)
+    #expect(!box.current.delivered)
     await clock.advance(by: .seconds(1))
-    #expect(box.value.text == "late")
-    #expect(box.value.status == 200)
+    #expect(box.current.text == "late")
+    #expect(box.current.status == 200)
   }
 
   @Test func delayAppliesPerResponseInASequence() async {
@@ -212,14 +213,14 @@ import Testing
     mock.stub(
       .get("/a"),
       with: [.error(URLError(.timedOut)).delayed(by: .seconds(10)), .status(200)])
-    let first = AnswerBox()
+    let first = Shared(RoutedAnswer())
     mock.dataTask(with: routingRequest("GET", "https://e.com/a"), completionHandler: first.handler)
       .resume()
     let second = route(mock, "GET", "https://e.com/a")
     #expect(second.status == 200)
-    #expect(!first.value.delivered)
+    #expect(!first.current.delivered)
     await clock.advance(by: .seconds(10))
-    #expect(first.value.urlErrorCode == .timedOut)
+    #expect(first.current.urlErrorCode == .timedOut)
   }
 
   @Test func delayedKeepsTheAnswerAndRecordsTheDelay() {

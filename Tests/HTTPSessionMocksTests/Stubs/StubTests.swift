@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -158,6 +159,39 @@ import Testing
     #expect(mock.verifyAllStubsUsed())
   }
 
+  @Test func removedStubsAreGoneFromRoutingAndReports() {
+    let mock = URLSessionMock()
+    for _ in 0..<1_000 {
+      mock.stub(.get("/a"), with: .status(500)).remove()
+      mock.stub(.get("/a/{id}"), with: .status(500)).remove()
+    }
+    mock.stub(.get("/a"), with: .status(200))
+    #expect(route(mock, "GET", "https://e.com/a").status == 200)
+    // What a removed stub left behind is visible in the near-miss report: only live stubs.
+    expectReport {
+      _ = route(mock, "GET", "https://e.com/b")
+    } matching: { report in
+      let text = report.message
+      return text.contains("1. GET /a (registered at") && !text.contains("2. ")
+    }
+  }
+
+  @Test func aStubsCapturesAreReleasedOutsideTheMocksLock() {
+    let mock = URLSessionMock()
+    let witness = DeinitWitness { _ = mock.scenarioState }  // would deadlock under the lock
+    let stub = mock.stub(.get("/x")) { [witness] _ in
+      withExtendedLifetime(witness) {}
+      return .status(200)
+    }
+    stub.remove()
+    mock.stub(.get("/y")) { [witness] _ in
+      withExtendedLifetime(witness) {}
+      return .status(200)
+    }
+    mock.removeAllStubs()
+    #expect(mock.scenarioState == URLSessionMock.initialScenarioState)
+  }
+
   @Test func stubDescriptionNamesMatcherAndRegistrationSite() {
     let mock = URLSessionMock()
     let line = #line + 1
@@ -249,25 +283,22 @@ import Testing
 
   @Test func closureIsNotCalledForRequestsItDoesNotMatch() {
     let mock = URLSessionMock()
-    let calls = CallCounter()
+    let calls = Shared(0)
     mock.stub(.any, with: .status(404))
     mock.stub(.get("/dynamic")) { _ in
-      calls.increment()
+      calls.withLock { $0 += 1 }
       return .status(200)
     }
     #expect(route(mock, "GET", "https://e.com/other").status == 404)
-    #expect(calls.value == 0)
+    #expect(calls.current == 0)
     #expect(route(mock, "GET", "https://e.com/dynamic").status == 200)
-    #expect(calls.value == 1)
+    #expect(calls.current == 1)
   }
 }
 
-/// A thread-safe counter for closures the doubles call.
-private final class CallCounter: @unchecked Sendable {
-  // @unchecked Sendable: `count` is read and written only under `lock`.
-  private let lock = NSLock()
-  private var count = 0
-
-  func increment() { lock.withLock { count += 1 } }
-  var value: Int { lock.withLock { count } }
+/// Runs `onDeinit` when it is released.
+private final class DeinitWitness: Sendable {
+  let onDeinit: @Sendable () -> Void
+  init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+  deinit { onDeinit() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -14,9 +15,7 @@ import Foundation
 ///
 /// Awaiting with ``waitForCount(_:)`` is for sessions that answer on their own threads (a real
 /// `URLSession`); the mock's synchronous deliveries need no waiting.
-final class Deliveries: @unchecked Sendable {
-  // @unchecked Sendable: `items` and `waiters` are only touched while `lock` is held.
-
+final class Deliveries: Sendable {
   /// One call of a completion handler.
   struct Delivery: @unchecked Sendable {
     // @unchecked Sendable: the response and error are immutable once delivered.
@@ -36,17 +35,20 @@ final class Deliveries: @unchecked Sendable {
     var statusCode: Int? { (response as? HTTPURLResponse)?.statusCode }
   }
 
-  private let lock = NSLock()
-  private var items: [Delivery] = []
-  private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-  private var probe: (@Sendable () -> URLSessionTask.State)?
+  private struct State {
+    var items: [Delivery] = []
+    var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var probe: (@Sendable () -> URLSessionTask.State)?
+  }
+
+  private let state = Shared(State())
 
   init() {}
 
   /// Reads a task's state inside each handler call; set it once the task exists.
   var stateProbe: (@Sendable () -> URLSessionTask.State)? {
-    get { lock.withLock { probe } }
-    set { lock.withLock { probe = newValue } }
+    get { state.withLock { $0.probe } }
+    set { state.withLock { $0.probe = newValue } }
   }
 
   /// A data-task completion handler that records what it gets.
@@ -65,7 +67,7 @@ final class Deliveries: @unchecked Sendable {
   }
 
   /// Everything delivered so far, in order.
-  var all: [Delivery] { lock.withLock { items } }
+  var all: [Delivery] { state.withLock { $0.items } }
   /// How many times a handler was called.
   var count: Int { all.count }
   /// The first delivery, if any.
@@ -74,9 +76,9 @@ final class Deliveries: @unchecked Sendable {
   /// Suspends until at least `count` deliveries have arrived.
   func waitForCount(_ count: Int) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let ready = lock.withLock { () -> Bool in
-        if items.count >= count { return true }
-        waiters.append((count, continuation))
+      let ready = state.withLock { state -> Bool in
+        if state.items.count >= count { return true }
+        state.waiters.append((count, continuation))
         return false
       }
       if ready { continuation.resume() }
@@ -92,11 +94,11 @@ final class Deliveries: @unchecked Sendable {
   private func record(_ delivery: Delivery) {
     var delivery = delivery
     delivery.stateInHandler = stateProbe?()
-    let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-      items.append(delivery)
-      let count = items.count
-      let met = waiters.filter { $0.count <= count }
-      waiters.removeAll { $0.count <= count }
+    let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.items.append(delivery)
+      let count = state.items.count
+      let met = state.waiters.filter { $0.count <= count }
+      state.waiters.removeAll { $0.count <= count }
       return met.map(\.continuation)
     }
     for continuation in ready { continuation.resume() }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -37,31 +38,25 @@ struct RoutedAnswer: Sendable {
   func header(_ name: String) -> String? { response?.value(forHTTPHeaderField: name) }
 }
 
-/// Collects what a completion handler delivers, from any thread.
-final class AnswerBox: @unchecked Sendable {
-  // @unchecked Sendable: `answer` is read and written only under `lock`.
-  private let lock = NSLock()
-  private var answer = RoutedAnswer()
-
+extension Shared where Value == RoutedAnswer {
+  /// A completion handler that keeps what it is given, from any thread.
   var handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void {
     { data, response, error in
-      self.lock.withLock {
-        self.answer = RoutedAnswer(
+      self.withLock {
+        $0 = RoutedAnswer(
           data: data, response: response as? HTTPURLResponse, error: error, delivered: true)
       }
     }
   }
-
-  var value: RoutedAnswer { lock.withLock { answer } }
 }
 
 /// Sends `request` through `session` and returns what the handler got. Doubles with no delay
 /// deliver inside `resume()`, so the answer is there when this returns.
 @discardableResult
 func route(_ session: some HTTPSession, _ request: URLRequest) -> RoutedAnswer {
-  let box = AnswerBox()
+  let box = Shared(RoutedAnswer())
   session.dataTask(with: request, completionHandler: box.handler).resume()
-  return box.value
+  return box.current
 }
 
 /// Sends a request with `method` to `url` through `session`; see ``route(_:_:)``.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -395,20 +396,18 @@ import Testing
 }
 
 /// Records, from any thread, which work ran and at what virtual time.
-private final class TimeLog: @unchecked Sendable {
-  // @unchecked Sendable: `storage` is only touched while `lock` is held.
+private struct TimeLog: Sendable {
   struct Entry: Equatable {
     var label: String
     var at: VirtualClock.Instant
   }
 
-  private let lock = NSLock()
-  private var storage: [Entry] = []
+  private let storage = Shared<[Entry]>([])
 
   func append(_ label: String, at instant: VirtualClock.Instant) {
-    lock.withLock { storage.append(Entry(label: label, at: instant)) }
+    storage.append(Entry(label: label, at: instant))
   }
 
-  var entries: [Entry] { lock.withLock { storage } }
+  var entries: [Entry] { storage.current }
   var labels: [String] { entries.map(\.label) }
 }

@@ -52,6 +52,11 @@ import Testing
     #expect(CallCount.between(-3...2) == .atMost(2))
   }
 
+  @Test func atMostWithANegativeCountMeansNever() {
+    #expect(CallCount.atMost(-1) == .never)
+    #expect(CallCount.atMost(-1).accepts(0))
+  }
+
   // MARK: - verify
 
   @Test func verifyReturnsTrueWhenTheCountFits() {

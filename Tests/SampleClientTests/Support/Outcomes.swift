@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Collects what completion handlers deliver, from any thread, in arrival order.
 ///
@@ -7,16 +8,14 @@ import Foundation
 /// client.fetchUser("octocat", completion: outcomes.append)
 /// #expect(outcomes.count == 1)
 /// ```
-final class Outcomes<Value: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: `values` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var values: [Value] = []
+struct Outcomes<Value: Sendable>: Sendable {
+  private let values = Shared<[Value]>([])
 
   func append(_ value: Value) {
-    lock.withLock { values.append(value) }
+    values.append(value)
   }
 
-  var all: [Value] { lock.withLock { values } }
+  var all: [Value] { values.current }
   var count: Int { all.count }
   var last: Value? { all.last }
 }

@@ -1,24 +1,5 @@
 import Foundation
 
-/// A value behind a lock, for counters and logs that threads and tasks share in tests.
-final class Shared<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is only reached through `withLock`, under `lock`.
-  private let lock = NSLock()
-  private var value: Value
-
-  init(_ value: Value) {
-    self.value = value
-  }
-
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
-  }
-
-  var current: Value { withLock { $0 } }
-}
-
 /// Runs `body(index)` on `count` new threads that start together, and returns when every one
 /// has finished; the calling Swift task is suspended, never blocked.
 func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPSessionKit
+import TestSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -13,15 +13,15 @@ import Testing
 /// domain, code, failing URL (and its string) and description.
 ///
 /// One Python `http.server` (`Fixtures/parity_server.py`) serves the whole suite on 127.0.0.1
-/// at an ephemeral port; see ``LoopbackServer``. Every real request has a timeout; the only
+/// at an ephemeral port; see ``PythonHTTPServer``. Every real request has a timeout; the only
 /// real-time wait is the timeout case's (1 s on Linux, 0.5 s elsewhere), and the mock's timeout
 /// runs on a ``VirtualClock``. Each test also checks the real answer against what the server is
 /// known to send, so two sides that are wrong in the same way still fail.
 @Suite(
   .enabled(
-    if: LoopbackServer.isAvailable,
+    if: PythonHTTPServer.isAvailable,
     "python3 is not on the PATH, so the loopback parity suite cannot start its server"),
-  .loopbackServer,
+  .pythonHTTPServer,
   .timeLimit(.minutes(1)))
 struct LoopbackParityTests {
   /// What the server sends, byte for byte.
@@ -50,10 +50,10 @@ struct LoopbackParityTests {
     static let timeout: TimeInterval = 0.5
   #endif
 
-  private let server: LoopbackServer
+  private let server: PythonHTTPServer
 
   init() throws {
-    server = try #require(LoopbackServer.current, "the .loopbackServer trait starts the server")
+    server = try #require(PythonHTTPServer.current, "the .pythonHTTPServer trait starts the server")
   }
 
   /// A request for `path` on the server, tagged with `name` so the server can say what this

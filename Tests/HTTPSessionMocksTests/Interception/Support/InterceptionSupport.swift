@@ -125,17 +125,3 @@ final class PatternStream: InputStream {
   ) -> Bool { false }
 
 }
-
-/// A value that several threads read and write.
-final class Box<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `stored` is only touched while `lock` is held.
-  private let lock = NSLock()
-  private var stored: Value
-
-  init(_ value: Value) { stored = value }
-
-  var value: Value {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
-  }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPSessionKit
 import HTTPSessionMocks
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -48,11 +49,11 @@ enum HARFixtures {
 
   /// The answer to `request`, synchronously (every mock here answers without delay).
   static func send(_ session: some HTTPSession, _ request: URLRequest) -> Answer {
-    let box = Box()
+    let box = Shared<Answer?>(nil)
     session.dataTask(with: request) { data, response, error in
-      box.set(Answer(data: data, response: response as? HTTPURLResponse, error: error))
+      box.withLock { $0 = Answer(data: data, response: response as? HTTPURLResponse, error: error) }
     }.resume()
-    return box.value ?? Answer(data: nil, response: nil, error: URLError(.unknown))
+    return box.current ?? Answer(data: nil, response: nil, error: URLError(.unknown))
   }
 
   static func send(_ session: some HTTPSession, _ string: String) -> Answer {
@@ -67,14 +68,6 @@ enum HARFixtures {
     var text: String { data.map { String(decoding: $0, as: UTF8.self) } ?? "" }
     var errorCode: URLError.Code? { (error as? URLError)?.code }
     func header(_ name: String) -> String? { response?.value(forHTTPHeaderField: name) }
-  }
-
-  final class Box: @unchecked Sendable {
-    // @unchecked Sendable: the answer is only reached under the lock.
-    private let lock = NSLock()
-    private var answer: Answer?
-    func set(_ answer: Answer) { lock.withLock { self.answer = answer } }
-    var value: Answer? { lock.withLock { answer } }
   }
 
   /// The entries of a HAR document, parsed with JSONSerialization.

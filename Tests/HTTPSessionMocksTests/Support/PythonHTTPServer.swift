@@ -20,16 +20,16 @@ import Testing
 /// ``stop()`` terminates it, when its standard input (a pipe held here) closes because the test
 /// process went away, or after ten minutes at the latest.
 ///
-/// A suite gets one server for all its tests with the ``Trait/loopbackServer`` trait, and its
+/// A suite gets one server for all its tests with the ``Trait/pythonHTTPServer`` trait, and its
 /// tests read it from ``current``.
-final class LoopbackServer: @unchecked Sendable {
+final class PythonHTTPServer: @unchecked Sendable {
   // @unchecked Sendable: every property is a `let`; `Process` and `Pipe` are only used to
   // terminate the process and close the pipe, once, in `stop()`, behind `lock`.
 
-  /// The server of the suite being run: set by the ``Trait/loopbackServer`` trait for the
+  /// The server of the suite being run: set by the ``Trait/pythonHTTPServer`` trait for the
   /// duration of its suite, `nil` anywhere else. A task-local value, so no test sees another
   /// suite's server.
-  @TaskLocal static var current: LoopbackServer?
+  @TaskLocal static var current: PythonHTTPServer?
 
   /// Where `python3` is, or `nil` when it is not on the `PATH`.
   static let python: URL? = {
@@ -67,7 +67,7 @@ final class LoopbackServer: @unchecked Sendable {
   }
 
   /// Starts the script and returns once it has printed its port.
-  static func start() async throws -> LoopbackServer {
+  static func start() async throws -> PythonHTTPServer {
     guard let python, let script else { throw StartError("python3 or the script is missing") }
     let process = Process()
     process.executableURL = python
@@ -94,7 +94,7 @@ final class LoopbackServer: @unchecked Sendable {
         "parity_server.py printed \(firstLine.map { "\"\($0)\"" } ?? "nothing") instead of a "
           + "port; its standard error:\n\(stderr)")
     }
-    return LoopbackServer(
+    return PythonHTTPServer(
       baseURL: URL(string: "http://127.0.0.1:\(port)")!, process: process, input: input)
   }
 
@@ -131,22 +131,22 @@ final class LoopbackServer: @unchecked Sendable {
   }
 }
 
-/// Starts one ``LoopbackServer`` for a whole suite, makes it ``LoopbackServer/current`` while
+/// Starts one ``PythonHTTPServer`` for a whole suite, makes it ``PythonHTTPServer/current`` while
 /// the suite runs, and stops it afterwards.
-struct LoopbackServerTrait: SuiteTrait, TestScoping {
+struct PythonHTTPServerTrait: SuiteTrait, TestScoping {
   func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
     // Without python3 the suite's condition trait skips every test; start nothing.
-    guard LoopbackServer.isAvailable else { return try await function() }
-    let server = try await LoopbackServer.start()
+    guard PythonHTTPServer.isAvailable else { return try await function() }
+    let server = try await PythonHTTPServer.start()
     defer { server.stop() }
-    try await LoopbackServer.$current.withValue(server) { try await function() }
+    try await PythonHTTPServer.$current.withValue(server) { try await function() }
   }
 }
 
-extension Trait where Self == LoopbackServerTrait {
-  /// One loopback server for the suite, started before its first test and stopped after its
-  /// last; tests read it from ``LoopbackServer/current``.
-  static var loopbackServer: Self { Self() }
+extension Trait where Self == PythonHTTPServerTrait {
+  /// One Python server for the suite, started before its first test and stopped after its
+  /// last; tests read it from ``PythonHTTPServer/current``.
+  static var pythonHTTPServer: Self { Self() }
 }
