@@ -31,7 +31,7 @@ public final class SpySession: RecordingSession, Sendable {
   /// The task download tasks are: a ``MockTask``.
   public typealias DownloadTask = MockTask
 
-  /// What the spy saw: requests and the call log.
+  /// The record that ``RecordingSession``'s queries read: `requests`, `verify(_:called:)`, ...
   public let journal: RequestJournal
   /// The session calls are forwarded to, or `nil` in manual mode.
   public let wrapped: (any HTTPSession)?
