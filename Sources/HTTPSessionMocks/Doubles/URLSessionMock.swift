@@ -19,6 +19,9 @@ import HTTPSessionKit
 /// mock.verify(.get("/users/octocat"), called: .once)
 /// ```
 ///
+/// Each canned form is `URLSessionMock()` with one catch-all stub, `stub(.any, with: ...)`, so
+/// stubs added later answer before it.
+///
 /// Delivery follows `URLSession`; with no delay the handler runs inside `resume()`, so a test
 /// needs no waiting. A request that no stub matches fails the test at the line that created the
 /// mock, and the code under test gets `URLError(.resourceUnavailable)` (see
