@@ -115,7 +115,7 @@ final class TranscriptSession<Base: RecordingSession>: HTTPSession {
     } else if let stub = exchange?.stubMatcher, let answeredBy = exchange?.answeredBy {
       let call = exchanges.filter { $0.answeredBy == answeredBy }.count
       source = "stub \(stub)" + (call > 1 ? ", call \(call)" : "")
-    } else if base.journal.unmatchedRequests.isEmpty {
+    } else if base.unmatchedRequests.isEmpty {
       source = "answered by the test"
     } else {
       source = "no stub"

@@ -249,7 +249,7 @@ func checkRouting(_ input: PatternInput, _ request: URLRequest) {
     answer.status == expected,
     "status \(answer.status.map(String.init) ?? "none"), expected \(expected) for "
       + "\(pattern.debugDescription) and \(request.url?.absoluteString ?? "no URL")")
-  check(mock.journal.requests.count == 1, "\(mock.journal.requests.count) requests recorded")
+  check(mock.requests.count == 1, "\(mock.requests.count) requests recorded")
   check(
     mock.unmatchedRequests.count == (expected == 404 ? 1 : 0),
     "\(mock.unmatchedRequests.count) unmatched requests")

@@ -60,13 +60,3 @@ package struct UnmatchedAnswer: Sendable {
   /// The error the injected mock hands the code under test.
   package let error: URLError
 }
-
-/// The way a request came into a double.
-package enum Door: String, Sendable {
-  /// The double itself, injected as an `HTTPSession`.
-  case injected
-  /// A real `URLSession` whose protocol class is the mock's URLProtocol bridge.
-  case urlProtocol = "URLProtocol"
-  /// The loopback HTTP server.
-  case server
-}

@@ -31,7 +31,7 @@ public final class SpySession: RecordingSession, Sendable {
   /// The task download tasks are: a ``MockTask``.
   public typealias DownloadTask = MockTask
 
-  /// What the spy saw: requests and the call log.
+  /// The record that ``RecordingSession``'s queries read: `requests`, `verify(_:called:)`, ...
   public let journal: RequestJournal
   /// The session calls are forwarded to, or `nil` in manual mode.
   public let wrapped: (any HTTPSession)?
@@ -55,8 +55,7 @@ public final class SpySession: RecordingSession, Sendable {
   }
 
   /// Creates a spy in manual mode: resumed tasks wait in ``pendingTasks`` until the test
-  /// completes them with ``complete(_:data:response:error:fileID:filePath:line:column:)`` or
-  /// ``complete(_:with:fileID:filePath:line:column:)``.
+  /// completes them with ``complete(_:with:fileID:filePath:line:column:)``.
   public init(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
@@ -93,8 +92,13 @@ public final class SpySession: RecordingSession, Sendable {
   /// Completes a pending task with this answer; with no error and no response, the answer is
   /// status 200 for the request's URL.
   ///
-  /// Reports a failure and returns `false` if the task is not pending (never resumed, already
-  /// completed or cancelled, or not this spy's).
+  /// The same as ``complete(_:with:fileID:filePath:line:column:)`` with
+  /// `StubResponse(data:response:error:)`, which it calls: write that instead.
+  @available(
+    *, deprecated,
+    message:
+      "Use complete(_:with:) with StubResponse(data:response:error:), or with a response such as .data(_:), .status(_:) or .error(_:)"
+  )
   @discardableResult
   public func complete(
     _ task: MockTask, data: Data?, response: URLResponse?, error: (any Error)?,
@@ -108,6 +112,12 @@ public final class SpySession: RecordingSession, Sendable {
 
   /// Completes a pending task with a ``StubResponse`` (its delay, if any, is ignored: the test
   /// decides when).
+  ///
+  /// `StubResponse(data:response:error:)` gives the answer as is, in DHURLSessionStub's form:
+  /// with no error and no response, the answer is status 200 for the request's URL.
+  ///
+  /// Reports a failure and returns `false` if the task is not pending (never resumed, already
+  /// completed or cancelled, or not this spy's).
   @discardableResult
   public func complete(
     _ task: MockTask, with response: StubResponse, fileID: StaticString = #fileID,

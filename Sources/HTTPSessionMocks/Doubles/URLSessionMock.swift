@@ -19,6 +19,9 @@ import HTTPSessionKit
 /// mock.verify(.get("/users/octocat"), called: .once)
 /// ```
 ///
+/// Each canned form is `URLSessionMock()` with one catch-all stub, `stub(.any, with: ...)`, so
+/// stubs added later answer before it.
+///
 /// Delivery follows `URLSession`; with no delay the handler runs inside `resume()`, so a test
 /// needs no waiting. A request that no stub matches fails the test at the line that created the
 /// mock, and the code under test gets `URLError(.resourceUnavailable)` (see
@@ -36,7 +39,7 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// The task download tasks are: a ``MockTask``.
   public typealias DownloadTask = MockTask
 
-  /// What the mock saw: requests, the call log, unmatched requests.
+  /// The record that ``RecordingSession``'s queries read: `requests`, `verify(_:called:)`, ...
   public let journal: RequestJournal
   /// The clock that delays run on.
   public let clock: any Clock<Duration>
@@ -293,9 +296,6 @@ public final class URLSessionMock: RecordingSession, Sendable {
     }
   }
 
-  /// The requests that no stub matched.
-  public var unmatchedRequests: [URLRequest] { journal.unmatchedRequests }
-
   /// Checks that every stub answered at least once, and names each one that never did, with
   /// where it was registered.
   @discardableResult
@@ -320,16 +320,6 @@ public final class URLSessionMock: RecordingSession, Sendable {
         + "(registered at \(definition.site))\n"
     }
     return message + NearMiss.sentSummary(journal.requests, redaction)
-  }
-
-  /// Checks that every request was answered by a stub, and reports those that were not.
-  @discardableResult
-  public func verifyNoUnmatchedRequests(
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
-    column: UInt = #column
-  ) -> Bool {
-    journal.verifyNoUnmatchedRequests(
-      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// The stubs closest to `request`, closest first, each with why it did not answer (what the

@@ -25,7 +25,7 @@ public final class VirtualClock: Clock, Sendable {
   /// A point in virtual time: a duration since the clock's zero.
   public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
     /// How far this instant is from the clock's zero.
-    public var offset: Duration
+    public let offset: Duration
 
     /// Creates the instant `offset` after the clock's zero.
     public init(offset: Duration) {

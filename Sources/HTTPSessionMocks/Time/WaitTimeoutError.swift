@@ -8,8 +8,9 @@ public struct WaitTimeoutError: Error, Sendable, CustomStringConvertible {
   /// The wait that timed out, such as `waitForRequests(count: 2)`.
   public let wait: String
 
-  /// Creates the error for `wait`, with the `message` that was reported.
-  public init(wait: String, message: String) {
+  /// Creates the error for `wait`, with the `message` that was reported; only the package's
+  /// waits throw it.
+  init(wait: String, message: String) {
     self.wait = wait
     self.message = message
   }

@@ -28,7 +28,6 @@ public struct Exchange: Sendable, CustomStringConvertible {
   // what the code under test received.
   private let answer: Answer
   private let stub: StubTable.Origin?
-  private let doorway: Door
   /// The size of the request's body when the journal cut it, else `nil`.
   private let cutRequestBodyByteCount: Int?
 
@@ -40,7 +39,7 @@ public struct Exchange: Sendable, CustomStringConvertible {
     self.request = request
     self.answer = answer.keepingAtMost(Self.bodyLimit)
     self.stub = stub?.origin
-    self.doorway = door
+    self.door = door
     self.cutRequestBodyByteCount = nil
   }
 
@@ -49,7 +48,7 @@ public struct Exchange: Sendable, CustomStringConvertible {
     self.request = request
     self.answer = answer
     self.stub = exchange.stub
-    self.doorway = exchange.doorway
+    self.door = exchange.door
     self.cutRequestBodyByteCount = cut
   }
 
@@ -91,8 +90,9 @@ public struct Exchange: Sendable, CustomStringConvertible {
   public var answeredBy: String? { stub?.description }
   /// The matcher of the stub that answered; `nil` when no stub did.
   public var stubMatcher: RequestMatcher? { stub?.matcher }
-  /// How the request reached the double: `injected`, `URLProtocol` or `server`.
-  public var door: String { doorway.rawValue }
+  /// How the request reached the double: injected, through the URLProtocol bridge or through
+  /// the loopback server.
+  public let door: Door
 
   /// `#1 GET https://example.com/a → 200, 12 bytes (GET /a (registered at T.swift:3))`.
   public var description: String {

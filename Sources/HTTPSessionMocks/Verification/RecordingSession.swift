@@ -7,7 +7,8 @@ import HTTPSessionKit
 
 /// A double that records what it sees: ``URLSessionMock`` and ``SpySession``.
 ///
-/// Its queries and verifications are the same code for both, over their ``journal``:
+/// Its queries and verifications are the same code for both, over the ``journal`` each keeps;
+/// they are the one way to read it:
 ///
 /// ```swift
 /// mock.verify(.get("/users/octocat"), called: .once)
@@ -19,7 +20,10 @@ import HTTPSessionKit
 /// Every verification reports a failure at the caller's line in whichever test framework runs
 /// (Swift Testing or XCTest), and returns whether it passed.
 public protocol RecordingSession: HTTPSession {
-  /// What the double saw: requests, the call log, unmatched requests.
+  /// The double's record of what it saw, which the members below read.
+  ///
+  /// A ``RequestJournal`` has no public members: read it through the double, as
+  /// `mock.requests`, `mock.verify(...)`.
   var journal: RequestJournal { get }
 }
 
@@ -107,4 +111,19 @@ extension RecordingSession {
   /// What answered each request, in the order the answers arrived: the response head, the
   /// body, the stub that answered and the door the request came through.
   public var exchanges: [Exchange] { journal.exchanges }
+
+  /// The requests that no stub matched, in order (always empty for a ``SpySession``).
+  public var unmatchedRequests: [URLRequest] { journal.unmatchedRequests }
+
+  /// Checks that every request was answered by a stub, and reports those that were not.
+  ///
+  /// A ``SpySession`` has no stubs and never leaves a request unmatched, so it always passes.
+  @discardableResult
+  public func verifyNoUnmatchedRequests(
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) -> Bool {
+    journal.verifyNoUnmatchedRequests(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
 }

@@ -5,10 +5,12 @@ import Foundation
 #endif
 
 /// Everything a double saw: the requests it sent, the life of every task, the requests no stub
-/// answered, and the queries and verifications over them.
+/// answered. Read it through the double: ``RecordingSession`` has its queries and verifications.
 ///
-/// ``URLSessionMock`` and ``SpySession`` each own one, and expose its queries through
-/// ``RecordingSession``, so `mock.verify(...)` and `spy.verify(...)` are the same code.
+/// ``URLSessionMock`` and ``SpySession`` each own one, so `mock.verify(...)` and
+/// `spy.verify(...)` are the same code. The journal has no public members of its own: it is
+/// public only because ``RecordingSession`` requires one (``RecordingSession/journal``), and
+/// only this package creates journals, so every ``RecordingSession`` records the same way.
 ///
 /// A journal keeps everything, except the journal of a mock that a loopback server serves
 /// (`startServer`, the `stub-server` command), which runs for as long as its clients do: it
@@ -16,10 +18,11 @@ import Foundation
 /// requests (10,000 by default) and four times as many events, and cuts request and response
 /// bodies longer than `ServerLimits.maxJournalBodyBytes` (1 MiB) to that prefix (an
 /// ``Exchange`` keeps their full sizes). The queries return what is kept;
-/// ``waitForRequests(count:timeout:fileID:filePath:line:column:)`` and the count in
-/// ``verifyNoUnmatchedRequests(fileID:filePath:line:column:)`` go on counting every request;
-/// ``verify(_:called:fileID:filePath:line:column:)`` passes only when the dropped requests
-/// cannot change its verdict, and otherwise reports that it cannot tell.
+/// ``RecordingSession/waitForRequests(count:timeout:fileID:filePath:line:column:)`` and the
+/// count in ``RecordingSession/verifyNoUnmatchedRequests(fileID:filePath:line:column:)`` go on
+/// counting every request; ``RecordingSession/verify(_:called:fileID:filePath:line:column:)``
+/// passes only when the dropped requests cannot change its verdict, and otherwise reports that
+/// it cannot tell.
 public final class RequestJournal: Sendable {
   /// The double's core, whose records this journal reads.
   let core: SessionCore
@@ -38,20 +41,20 @@ public final class RequestJournal: Sendable {
   // MARK: Queries
 
   /// The requests sent, in the order their tasks were resumed, bodies included.
-  public var requests: [URLRequest] { core.withLock { $0.records.requests } }
+  var requests: [URLRequest] { core.withLock { $0.records.requests } }
 
   /// The whole call log: every task's creation, resume, cancellation and completion.
-  public var events: [SessionEvent] { core.withLock { $0.records.events } }
+  var events: [SessionEvent] { core.withLock { $0.records.events } }
 
   /// What answered each request, in the order the answers arrived: the response head, the
   /// body, the stub and the door.
-  public var exchanges: [Exchange] { core.withLock { $0.records.exchanges } }
+  var exchanges: [Exchange] { core.withLock { $0.records.exchanges } }
 
   /// The requests that no stub answered (always empty for a ``SpySession``).
-  public var unmatchedRequests: [URLRequest] { core.withLock { $0.records.unmatched } }
+  var unmatchedRequests: [URLRequest] { core.withLock { $0.records.unmatched } }
 
   /// The sent requests that `matcher` accepts, in order.
-  public func requests(matching matcher: RequestMatcher) -> [URLRequest] {
+  func requests(matching matcher: RequestMatcher) -> [URLRequest] {
     requests.filter(matcher.matches)
   }
 
@@ -66,7 +69,7 @@ public final class RequestJournal: Sendable {
   /// verification passes only when every count in that range is accepted; when some are and
   /// some are not, it reports that it cannot tell, with the numbers.
   @discardableResult
-  public func verify(
+  func verify(
     _ matcher: RequestMatcher, called count: CallCount = .once, fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) -> Bool {
@@ -131,7 +134,7 @@ public final class RequestJournal: Sendable {
   /// A served mock's journal keeps only its newest requests (`ServerLimits.maxJournalExchanges`):
   /// the order is checked among those, and a failure says how many older ones were dropped.
   @discardableResult
-  public func verifyInOrder(
+  func verifyInOrder(
     _ matchers: [RequestMatcher], fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) -> Bool {
@@ -183,7 +186,7 @@ public final class RequestJournal: Sendable {
   /// Checks that every task that was created was also resumed (or cancelled), and reports each
   /// forgotten `resume()`.
   @discardableResult
-  public func verifyAllTasksResumed(
+  func verifyAllTasksResumed(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
@@ -208,7 +211,7 @@ public final class RequestJournal: Sendable {
 
   /// Checks that every request was answered by a stub, and reports those that were not.
   @discardableResult
-  public func verifyNoUnmatchedRequests(
+  func verifyNoUnmatchedRequests(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
   ) -> Bool {
@@ -247,7 +250,7 @@ public final class RequestJournal: Sendable {
   ///
   /// It counts every request since the double was made, also those that the bounded journal
   /// of a served mock no longer keeps (`ServerLimits.maxJournalExchanges`).
-  public func waitForRequests(
+  func waitForRequests(
     count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws {

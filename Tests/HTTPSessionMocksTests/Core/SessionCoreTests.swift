@@ -25,7 +25,7 @@ import Testing
     #expect(sink.body == Data("hello".utf8))
     #expect(task.state == .completed)
     let exchange = try #require(mock.exchanges.first)
-    #expect(exchange.door == "server")
+    #expect(exchange.door == .server)
     #expect(exchange.answeredBy?.hasPrefix("GET /users/{login} (registered at ") == true)
   }
 
@@ -103,7 +103,7 @@ import Testing
     mock.send(URLRequest(url: url), kind: .data, door: .urlProtocol, to: RecordingSink())
     mock.dataTask(with: url) { _, _, _ in }.resume()
 
-    #expect(mock.exchanges.map(\.door) == ["URLProtocol", "injected"])
+    #expect(mock.exchanges.map(\.door) == [.urlProtocol, .injected])
   }
 
   /// A cancel that comes while the delayed answer is being put on the clock (after its entry

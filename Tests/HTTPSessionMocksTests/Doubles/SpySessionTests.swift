@@ -212,14 +212,38 @@ import Testing
     }
     let pending = spy.pendingTasks
     #expect(pending.count == 3)
-    #expect(spy.complete(pending[2], data: Data("abc".utf8), response: nil, error: nil))
+    #expect(
+      spy.complete(
+        pending[2], with: StubResponse(data: Data("abc".utf8), response: nil, error: nil)))
     #expect(
       spy.pendingTasks.map(\.taskIdentifier) == [pending[0], pending[1]].map(\.taskIdentifier))
-    #expect(spy.complete(pending[0], data: Data("a".utf8), response: nil, error: nil))
-    #expect(spy.complete(pending[1], data: Data("ab".utf8), response: nil, error: nil))
+    #expect(
+      spy.complete(pending[0], with: StubResponse(data: Data("a".utf8), response: nil, error: nil)))
+    #expect(
+      spy.complete(pending[1], with: StubResponse(data: Data("ab".utf8), response: nil, error: nil))
+    )
     #expect(seen.all.compactMap(\.data) == ["abc", "a", "ab"].map { Data($0.utf8) })
     #expect(spy.pendingTasks.isEmpty)
     #expect(pending.allSatisfy { $0.state == .completed })
+  }
+
+  @available(*, deprecated, message: "It checks the deprecated complete(_:data:response:error:)")
+  @Test func theDeprecatedCompletionWithDataResponseAndErrorStillAnswers() throws {
+    let spy = SpySession()
+    let seen = Deliveries()
+    let task = spy.dataTask(with: url, completionHandler: seen.handler)
+    task.resume()
+    #expect(spy.complete(task, data: Data("abc".utf8), response: nil, error: nil))
+    let response = try #require(seen.first?.response as? HTTPURLResponse)
+    #expect(response.statusCode == 200)
+    #expect(response.url == url)
+    #expect(seen.first?.data == Data("abc".utf8))
+    #expect(spy.exchanges.count == 1)
+    expectReport {
+      #expect(!spy.complete(task, data: nil, response: nil, error: nil))
+    } matching: { report in
+      report.message.contains("Cannot complete task") && report.message.contains("completed")
+    }
   }
 
   @Test func completingWithNoResponseSynthesizesStatus200ForTheRequestURL() throws {
@@ -227,7 +251,7 @@ import Testing
     let seen = Deliveries()
     let task = spy.dataTask(with: url, completionHandler: seen.handler)
     task.resume()
-    spy.complete(task, data: nil, response: nil, error: nil)
+    spy.complete(task, with: StubResponse(data: nil, response: nil, error: nil))
     let response = try #require(seen.first?.response as? HTTPURLResponse)
     #expect(response.statusCode == 200)
     #expect(response.url == url)
@@ -238,7 +262,7 @@ import Testing
     let seen = Deliveries()
     let task = spy.dataTask(with: url, completionHandler: seen.handler)
     task.resume()
-    spy.complete(task, data: nil, response: nil, error: URLError(.timedOut))
+    spy.complete(task, with: StubResponse(data: nil, response: nil, error: URLError(.timedOut)))
     #expect(seen.first?.urlError?.code == .timedOut)
     #expect(seen.first?.response == nil)
   }
@@ -271,7 +295,7 @@ import Testing
     let seen = Deliveries()
     let task = spy.dataTask(with: url, completionHandler: seen.handler)
     expectReport {
-      #expect(!spy.complete(task, data: nil, response: nil, error: nil))
+      #expect(!spy.complete(task, with: StubResponse(data: nil, response: nil, error: nil)))
     } matching: { report in
       let text = report.message
       return text.contains("Cannot complete task") && text.contains("suspended")
@@ -360,7 +384,7 @@ import Testing
     let seen = Deliveries()
     let task = spy.downloadTask(with: URLRequest(url: url), completionHandler: seen.fileHandler)
     task.resume()
-    spy.complete(task, data: Data("report".utf8), response: nil, error: nil)
+    spy.complete(task, with: StubResponse(data: Data("report".utf8), response: nil, error: nil))
     let file = try #require(seen.first?.file)
     #expect(seen.first?.fileContents == Data("report".utf8))
     #expect(!FileManager.default.fileExists(atPath: file.path))

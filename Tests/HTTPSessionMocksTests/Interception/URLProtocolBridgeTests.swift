@@ -50,7 +50,7 @@ import Testing
     #expect(
       bridged.requests.map { $0.value(forHTTPHeaderField: "Content-Type") }
         == injected.requests.map { $0.value(forHTTPHeaderField: "Content-Type") })
-    #expect(bridged.exchanges.map(\.door) == Array(repeating: "URLProtocol", count: 5))
+    #expect(bridged.exchanges.map(\.door) == Array(repeating: .urlProtocol, count: 5))
     for mock in [injected, bridged] {
       #expect(mock.verify(.post("/items").jsonObjectBody(["name": "widget"]), called: .once))
       #expect(mock.verifyInOrder([.get("/users/octocat"), .get("/missing"), .get("/slow")]))

@@ -174,7 +174,10 @@ private final class ProfileClient: @unchecked Sendable {
       let call = Task { try await client.profile(name: "octocat") }
       try await spy.waitForRequests(count: 1)
       let task = try XCTUnwrap(spy.pendingTasks.first)
-      spy.complete(task, data: Data(#"{"login":"octocat","id":1}"#.utf8), response: nil, error: nil)
+      spy.complete(
+        task,
+        with: StubResponse(
+          data: Data(#"{"login":"octocat","id":1}"#.utf8), response: nil, error: nil))
       let user = try await call.value
       XCTAssertEqual(user.login, "octocat")
     }

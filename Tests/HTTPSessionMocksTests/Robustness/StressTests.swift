@@ -507,7 +507,7 @@ import Testing
     #expect(JournalAudit.problems(in: events, cancelMustWin: false) == [])
     #expect(mock.requests.count <= total)
     #expect(mock.requests.count >= total - (0..<total).filter(isCancelled).count)
-    #expect(mock.exchanges.allSatisfy { $0.door == "URLProtocol" })
+    #expect(mock.exchanges.allSatisfy { $0.door == .urlProtocol })
   }
 
   private func occurrences(_ kind: SessionEvent.Kind, in events: [SessionEvent]) -> Int {

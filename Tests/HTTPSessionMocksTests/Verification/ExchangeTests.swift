@@ -27,7 +27,18 @@ import Testing
     #expect(exchange.error == nil)
     #expect(exchange.answeredBy?.hasPrefix("GET /users/{login} (registered at ") == true)
     #expect(exchange.answeredBy?.hasSuffix("ExchangeTests.swift:16)") == true)
-    #expect(exchange.door == "injected")
+    #expect(exchange.door == .injected)
+  }
+
+  @Test func theDoorIsAnEnumWhoseDescriptionIsItsName() {
+    let names = [Door.injected, .urlProtocol, .server].map { door -> String in
+      switch door {
+      case .injected: return "injected: \(door)"
+      case .urlProtocol: return "URLProtocol: \(door)"
+      case .server: return "server: \(door)"
+      }
+    }
+    #expect(names == ["injected: injected", "URLProtocol: URLProtocol", "server: server"])
   }
 
   @Test func aForwardingSpyRecordsWhatTheWrappedSessionAnswered() throws {

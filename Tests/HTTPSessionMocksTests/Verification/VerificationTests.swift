@@ -304,7 +304,8 @@ import Testing
     #expect(spy.verify(.get("/me"), called: .once))
     #expect(spy.verifyInOrder([.post("/login"), .get("/me")]))
     #expect(spy.requests(matching: .url("/{any}")).count == 2)
-    #expect(spy.journal.unmatchedRequests.isEmpty)
+    #expect(spy.unmatchedRequests.isEmpty)
+    #expect(spy.verifyNoUnmatchedRequests())
   }
 
   @Test func manualSpyVerifiesRequestsBeforeTheyAreAnswered() {
