@@ -38,6 +38,31 @@ import Testing
     .enabled(
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
+  func theLogNamesTheStubThatAnsweredEvenWhenTheJournalKeepsNothing() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    var bundle = MockBundle()
+    bundle.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
+    let bundleFolder = temporary.url.appendingPathComponent("api", isDirectory: true)
+    try bundle.write(to: bundleFolder)
+
+    let server = try start([bundleFolder.path, "--port", "0", "--journal", "0"])
+    defer { server.stop() }
+    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    let base = try #require(URL(string: first))
+    for _ in 0..<2 {
+      let (_, response) = try await get(base.appendingPathComponent("users/octocat"))
+      #expect(response.statusCode == 200)
+      let line = try #require(server.nextLine())
+      #expect(line == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})", "\(line)")
+    }
+    server.send(SIGTERM)
+    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
   func servesABundleFolderAndADirectoryLogsEachRequestAndStopsOnSIGTERM() async throws {
     let temporary = try TemporaryFolder("stub-server")
     let root = temporary.url

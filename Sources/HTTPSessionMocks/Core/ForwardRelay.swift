@@ -59,6 +59,7 @@ final class ForwardRelay: @unchecked Sendable {
     state.withLock { state in
       answered = true
       if let task = resumingTask ?? pendingTask { task.finishLocked(answer) }
+      receiver.recorded(exchange)
       state.records.recordCompleted(exchange)
     }
     receiver.deliver(answer)

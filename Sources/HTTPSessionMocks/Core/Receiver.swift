@@ -14,6 +14,13 @@ enum Receiver: Sendable {
   /// answer as it is.
   case relay(ForwardRelay)
 
+  /// Tells a door's sink the exchange recorded for its answer (see
+  /// `ResponseSink.recorded(_:)`); the handler and the relay need none.
+  @inline(__always)
+  func recorded(_ exchange: Exchange) {
+    if case .sink(let sink) = self { sink.recorded(exchange) }
+  }
+
   /// Hands over a whole answer: to the sink, or straight to the handler, with URLSession's
   /// three arguments.
   func deliver(_ answer: Answer) {

@@ -40,11 +40,6 @@ struct Records {
   /// The most requests and exchanges kept, when the journal is bounded.
   var limit: Int? { requestWindow.limit }
 
-  /// The newest exchange `predicate` accepts, searched in place.
-  func lastExchange(where predicate: (Exchange) -> Bool) -> Exchange? {
-    exchangeWindow.last(where: predicate)
-  }
-
   /// Keeps only the newest `count` requests, exchanges and unmatched requests, and the newest
   /// `4 × count` events (a task's creation, resume, cancellation and completion), and cuts
   /// request and response bodies longer than `bodyBytes`. Records kept already are trimmed to

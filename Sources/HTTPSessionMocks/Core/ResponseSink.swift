@@ -33,6 +33,11 @@ package protocol ResponseSink: AnyObject, Sendable {
   /// A whole answer at once: by default, the head, the body and the end, each as above. A sink
   /// that only wants the whole answer (a completion handler's) may take it in one call.
   func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd)
+  /// The exchange the journal records for this answer (with the stub that answered), just
+  /// before the answer's end reaches the sink. Unlike the other calls, it comes with the core's
+  /// lock held, in the critical region that records it: keep the value, call nothing. By
+  /// default, nothing.
+  func recorded(_ exchange: Exchange)
 }
 
 extension ResponseSink {
@@ -41,6 +46,8 @@ extension ResponseSink {
     if let body { receive(body) }
     finish(end)
   }
+
+  package func recorded(_ exchange: Exchange) {}
 }
 
 /// How an exchange ended.

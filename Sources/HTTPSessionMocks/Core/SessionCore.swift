@@ -183,7 +183,7 @@ final class SessionCore: Sendable {
       guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
         let sink = task.takeSinkLocked(yieldingToCancel: true)
       else { return .routed(claim) }
-      finishLocked(task, answer, stub: claim.definition, in: &state)
+      finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
       return .answered(sink, answer, state.settle())
     }
     switch start {
@@ -646,7 +646,7 @@ final class SessionCore: Sendable {
       guard let sink = task.takeSinkLocked(yieldingToCancel: yieldingToCancel) else {
         return (nil, waiters)
       }
-      finishLocked(task, answer, stub: stub, in: &state)
+      finishLocked(task, answer, stub: stub, for: sink, in: &state)
       return (sink, waiters)
     }
     if let sink {
@@ -656,14 +656,18 @@ final class SessionCore: Sendable {
     return sink != nil
   }
 
+  /// Marks `task` completed and records its exchange, which a door's sink (`receiver`) hears
+  /// of first.
   private func finishLocked(
-    _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, in state: inout State
+    _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, for receiver: Receiver,
+    in state: inout State
   ) {
     task.finishLocked(answer)
-    state.records.recordCompleted(
-      Exchange(
-        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
-        stub: stub, door: task.door))
+    let exchange = Exchange(
+      taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
+      stub: stub, door: task.door)
+    receiver.recorded(exchange)
+    state.records.recordCompleted(exchange)
   }
 
   /// Cancels the task: its sink gets `URLError(.cancelled)` unless it has already run; a

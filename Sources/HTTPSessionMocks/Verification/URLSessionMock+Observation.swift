@@ -4,20 +4,9 @@ import Foundation
   import FoundationNetworking
 #endif
 
-// What a door that logs its requests (the `stub-server` command) asks the mock after an
-// exchange: which stub answered, and why none did.
+// What a door that logs its requests (the `stub-server` command) asks the mock: why no stub
+// answered, and how much of the journal to keep.
 extension URLSessionMock {
-  /// The exchange that the task with `taskIdentifier` completed, or `nil` when it has not
-  /// completed.
-  package func exchange(forTask taskIdentifier: Int) -> Exchange? {
-    // The newest exchanges are at the end, where a door that just finished looks. Searched in
-    // place: a copy of the journal held while the core appends would make every append copy
-    // the whole journal.
-    core.withLock { state in
-      state.records.lastExchange { $0.taskIdentifier == taskIdentifier }
-    }
-  }
-
   /// Bounds the journal, for a mock that a long-running server answers: from now on it keeps
   /// only the newest `count` requests and exchanges (see `ServerLimits.maxJournalExchanges`)
   /// and cuts request and response bodies longer than `bodyBytes`. A tighter bound than an

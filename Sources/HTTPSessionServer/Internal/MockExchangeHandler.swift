@@ -39,28 +39,23 @@ struct MockExchangeHandler: ExchangeHandler {
     // A request off the wire is recorded as a data task, body or not.
     guard let observer else { return mock.send(request, kind: .data, door: .server, to: sink) }
     let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
-    let task = mock.send(request, kind: .data, door: .server, to: observing)
-    observing.start(taskIdentifier: task.taskIdentifier)
-    return task
+    return mock.send(request, kind: .data, door: .server, to: observing)
   }
 }
 
 /// Passes everything on to the connection's sink, and tells the observer how the exchange
 /// ended just before the end reaches the connection, so that the observer has run before the
-/// client sees the answer.
-///
-/// The exchange (with the stub that answered) is looked up by the task's identifier, which is
-/// known only once `send` returns; an answer given inside `send` waits for it in `pending`.
+/// client sees the answer. The exchange (with the stub that answered) is the one the core
+/// hands over as it records it.
 private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked Sendable {
-  // @unchecked Sendable: the mutable fields are only touched with `lock` held; the rest is
-  // `let` and Sendable.
+  // @unchecked Sendable: `exchange` is only touched with `lock` held; the rest is `let` and
+  // Sendable.
   private let base: Base
   private let request: URLRequest
   private let mock: URLSessionMock
   private let observer: @Sendable (ServedRequest) -> Void
   private let lock = NSLock()
-  private var taskIdentifier: Int?
-  private var pending: ExchangeEnd?
+  private var exchange: Exchange?
 
   init(
     base: Base, request: URLRequest, mock: URLSessionMock,
@@ -72,38 +67,26 @@ private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked 
     self.observer = observer
   }
 
-  /// Called once `send` has returned the task.
-  func start(taskIdentifier id: Int) {
-    let end = lock.withLock { () -> ExchangeEnd? in
-      taskIdentifier = id
-      defer { pending = nil }
-      return pending
-    }
-    if let end { observe(end, task: id) }
+  func recorded(_ exchange: Exchange) {
+    lock.withLock { self.exchange = exchange }
+    base.recorded(exchange)
   }
 
   func receive(_ response: URLResponse) { base.receive(response) }
   func receive(_ body: Data) { base.receive(body) }
 
   func finish(_ end: ExchangeEnd) {
-    ended(end)
+    observe(end)
     base.finish(end)
   }
 
   func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
-    ended(end)
+    observe(end)
     base.receiveWhole(response, body, end)
   }
 
-  private func ended(_ end: ExchangeEnd) {
-    let id = lock.withLock { () -> Int? in
-      if taskIdentifier == nil { pending = end }
-      return taskIdentifier
-    }
-    if let id { observe(end, task: id) }
-  }
-
-  private func observe(_ end: ExchangeEnd, task id: Int) {
-    observer(ServedRequest(request, end, exchange: mock.exchange(forTask: id), mock: mock))
+  private func observe(_ end: ExchangeEnd) {
+    let exchange = lock.withLock { self.exchange }
+    observer(ServedRequest(request, end, exchange: exchange, mock: mock))
   }
 }
