@@ -110,6 +110,9 @@ struct Report: Sendable {
       Goal(
         label: "(8) mock-5000-replayed within 2× of mock", value: replayed, figure: times(replayed),
         met: replayed <= 2))
+    // The memory goals are judged on the full run's large recording: in a quick run the
+    // recording is small, and the runtime's own resident memory makes up most of the figure.
+    guard !quick else { return goals.filter { !$0.value.isNaN } }
     let recording = HARMemory.fileMebibytes(entries: HARMemory.entryCount(quick: quick))
     let size = number(recording, decimals: 0) + " MiB"
     let peak = median("har-load-peak") / recording
@@ -154,6 +157,10 @@ struct Report: Sendable {
       lines.append(
         "  goal " + pad(goal.label, 56) + pad(goal.figure, 12, right: true) + "  "
           + (goal.met ? "met" : "MISSED"))
+    }
+    if quick {
+      lines.append(
+        "  (17) the har-load memory goals are judged in a full run, on its large recording")
     }
     let missed = goals.filter { !$0.met }.count
     lines.append(
