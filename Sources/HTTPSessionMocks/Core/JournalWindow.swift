@@ -36,12 +36,6 @@ struct JournalWindow<Element> {
     head = head + 1 == limit ? 0 : head + 1
   }
 
-  /// The newest element that `predicate` accepts, searched in place from the newest.
-  func last(where predicate: (Element) -> Bool) -> Element? {
-    if let found = storage[..<head].last(where: predicate) { return found }
-    return storage[head...].last(where: predicate)
-  }
-
   /// Keeps only the newest `limit` elements from now on (at most `limit` of those kept now).
   mutating func bound(to limit: Int) {
     let limit = max(limit, 0)
