@@ -89,4 +89,23 @@ public protocol HTTPSession: Sendable {
   ///
   /// The caller owns the file and should move or delete it.
   func download(for request: URLRequest) async throws -> (URL, URLResponse)
+
+  /// Sends a request and returns its response as soon as the head arrives, with the body as a
+  /// stream of the pieces that follow.
+  ///
+  /// For bodies read while they arrive: server-sent events, a log or a token stream, a long
+  /// download with progress.
+  ///
+  /// ```swift
+  /// let (stream, response) = try await session.stream(for: URLRequest(url: eventsURL))
+  /// for try await event in stream.events {
+  ///   handle(event)
+  /// }
+  /// ```
+  ///
+  /// Leaving the loop early, or cancelling the task that reads, cancels the request. A
+  /// transport failure before the head throws here; one during the body throws from the
+  /// stream. `URLSession`'s implementation is described in <doc:StreamingResponses>; a session of your
+  /// own gets a default that sends ``data(for:)`` and streams the whole body in one piece.
+  func stream(for request: URLRequest) async throws -> (HTTPByteStream, URLResponse)
 }

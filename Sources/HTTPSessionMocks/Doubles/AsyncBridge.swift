@@ -1,4 +1,5 @@
 import Foundation
+import HTTPSessionKit
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -29,6 +30,12 @@ enum AsyncBridge {
         finish(result(url, response, error))
       }
     }
+  }
+
+  static func stream(
+    _ make: (@escaping StreamSink.Head) -> MockTask
+  ) async throws -> (HTTPByteStream, URLResponse) {
+    try await run { finish in make(finish) }
   }
 
   private static func result<Value>(_ value: Value, _ response: URLResponse?, _ error: (any Error)?)

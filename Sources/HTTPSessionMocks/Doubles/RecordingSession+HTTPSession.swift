@@ -71,6 +71,24 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
     try await AsyncBridge.data { uploadTask(with: request, from: bodyData, completionHandler: $0) }
   }
 
+  /// Sends `request` and returns the response as soon as its head is answered, with the body
+  /// as a stream of pieces.
+  ///
+  /// A stub's dribbled body (``StubResponse/dribbled(inChunks:over:)``) arrives piece by piece
+  /// as the mock's clock reaches each one; any other body arrives whole, in one piece. Leaving
+  /// the stream early, or cancelling the task that reads it, cancels the request, which the
+  /// journal records as `URLError(.cancelled)`; so does cancelling the calling task before the
+  /// head. An unmatched request, or an error answered before the head, throws here.
+  public func stream(for request: URLRequest) async throws -> (HTTPByteStream, URLResponse) {
+    try await AsyncBridge.stream { head in
+      let sink = StreamSink(head)
+      let task = journal.core.makeTask(
+        request, kind: .data, door: .injected, receiver: .sink(sink))
+      sink.task = task
+      return task
+    }
+  }
+
   /// Writes the body for `request` to a fresh temporary file and returns its URL; the caller
   /// owns the file.
   public func download(for request: URLRequest) async throws -> (URL, URLResponse) {

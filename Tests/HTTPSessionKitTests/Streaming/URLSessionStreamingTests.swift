@@ -1,0 +1,111 @@
+import Foundation
+import HTTPSessionKit
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `URLSession.stream(for:)` against a real server on 127.0.0.1 that sends one event, then
+/// holds the rest of its body until the test asks for it: the first event can only arrive
+/// before the end if the stream really streams.
+@Suite(.serialized) struct URLSessionStreamingTests {
+  /// A Python server: `GET /events` sends `data: one`, then waits until `GET /release`, then
+  /// sends `data: two` and ends; `GET /missing` answers 404. It prints its port first.
+  private static let script = #"""
+    import http.server, socketserver, sys, threading
+    release = threading.Event()
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *args): pass
+        def do_GET(self):
+            if self.path == "/release":
+                release.set()
+                self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
+            elif self.path == "/events":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                def chunk(text):
+                    data = text.encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data)); self.wfile.flush()
+                chunk("data: one\n\n")
+                release.wait(120)
+                chunk("data: two\n\n")
+                self.wfile.write(b"0\r\n\r\n"); self.wfile.flush()
+            else:
+                self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=lambda: (sys.stdin.read(), server.shutdown()), daemon=True).start()
+    server.serve_forever()
+    """#
+
+  private static let python = executableOnPath("python3")
+
+  private func startServer() throws -> (ChildProcess, URL) {
+    let python = try #require(Self.python)
+    let child = try ChildProcess(
+      python, ["-u", "-c", Self.script], environment: cleanEnvironment())
+    let line = try #require(child.nextLine(timeout: 30), "the server printed no port")
+    let base = try #require(URL(string: "http://127.0.0.1:\(line)"))
+    return (child, base)
+  }
+
+  @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
+  func eventsArriveBeforeTheBodyEnds() async throws {
+    let (server, base) = try startServer()
+    defer { server.stop() }
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+
+    let (stream, response) = try await session.stream(
+      for: URLRequest(url: base.appendingPathComponent("events")))
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    var events = stream.events.makeAsyncIterator()
+    // The server holds "two" and the end of its body until /release: "one" came first.
+    #expect(try await events.next()?.data == "one")
+    _ = try await session.data(from: base.appendingPathComponent("release"))
+    #expect(try await events.next()?.data == "two")
+    #expect(try await events.next() == nil)
+  }
+
+  @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
+  func theSharedSessionStreamsToo() async throws {
+    let (server, base) = try startServer()
+    defer { server.stop() }
+    let session: any HTTPSession = URLSession.shared
+    let (stream, _) = try await session.stream(
+      for: URLRequest(url: base.appendingPathComponent("events")))
+    var lines = stream.lines.makeAsyncIterator()
+    #expect(try await lines.next() == "data: one")
+    _ = try await URLSession.shared.data(from: base.appendingPathComponent("release"))
+    #expect(try await lines.next() == "")
+    #expect(try await lines.next() == "data: two")
+  }
+
+  @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
+  func anErrorStatusIsAResponseWithItsBody() async throws {
+    let (server, base) = try startServer()
+    defer { server.stop() }
+    let (stream, response) = try await URLSession.shared.stream(
+      for: URLRequest(url: base.appendingPathComponent("missing")))
+    #expect((response as? HTTPURLResponse)?.statusCode == 404)
+    var pieces = 0
+    for try await _ in stream { pieces += 1 }
+    #expect(pieces == 0)
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func aConnectionThatFailsThrowsBeforeAnyResponse() async throws {
+    // Port 1 on the loopback interface: nothing listens, the connection is refused at once.
+    let request = URLRequest(url: URL(string: "http://127.0.0.1:1/events")!)
+    await #expect(throws: URLError.self) {
+      _ = try await URLSession.shared.stream(for: request)
+    }
+  }
+}
