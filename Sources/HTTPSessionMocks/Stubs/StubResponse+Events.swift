@@ -7,7 +7,7 @@ extension StubResponse {
   ///
   /// The head arrives at the answer's time (after any ``delayed(by:)``), then event `i` (from
   /// 1) at `interval · i`; the stream ends with the last event. The events are written as
-  /// ``ServerSentEvent/eventStreamText`` writes them.
+  /// `ServerSentEvent.eventStreamText` writes them.
   ///
   /// ```swift
   /// let clock = VirtualClock()
