@@ -108,4 +108,17 @@ public protocol HTTPSession: Sendable {
   /// stream. `URLSession`'s implementation is described in <doc:StreamingResponses>; a session of your
   /// own gets a default that sends ``data(for:)`` and streams the whole body in one piece.
   func stream(for request: URLRequest) async throws -> (HTTPByteStream, URLResponse)
+
+  /// Creates a WebSocket task for `request`: an ``HTTPWebSocketTask``, which does nothing
+  /// until ``HTTPWebSocketTask/resume()``.
+  ///
+  /// ```swift
+  /// let socket = session.webSocket(with: URLRequest(url: chatURL))
+  /// socket.resume()
+  /// try await socket.send(.string("hello"))
+  /// ```
+  ///
+  /// `URLSession` answers with Foundation's `webSocketTask(with:)`; a session of your own gets
+  /// a default whose task fails with `URLError(.unsupportedURL)`.
+  func webSocket(with request: URLRequest) -> any HTTPWebSocketTask
 }

@@ -118,10 +118,14 @@ enum BundleFormat {
       }
       if let delay = response.delay { members["delay"] = .string(DurationCoding.encode(delay)) }
       if let dribble = response.dribble {
-        members["dribble"] = .object([
+        var dribbleMembers: [String: JSONValue] = [
           "chunks": .integer(Int64(dribble.chunks)),
           "over": .string(DurationCoding.encode(dribble.duration)),
-        ])
+        ]
+        if let sizes = dribble.pieceSizes {
+          dribbleMembers["pieces"] = .array(sizes.map { .integer(Int64($0)) })
+        }
+        members["dribble"] = .object(dribbleMembers)
       }
       return .object(members)
     }
@@ -265,14 +269,37 @@ enum BundleFormat {
       response = response.delayed(by: try DurationCoding.decode(delay))
     }
     if let dribble = try cursor.optional("dribble") {
-      try dribble.rejectUnknownMembers(["chunks", "over"])
+      try dribble.rejectUnknownMembers(["chunks", "over", "pieces"])
       let chunks = try dribble.required("chunks", "a number of pieces")
       let count = try chunks.integer()
       guard count >= 1 else { throw chunks.expected("a number of pieces, 1 or more") }
       let overMember = try dribble.required("over", "a duration such as \"2s\"")
       let over = try DurationCoding.decode(overMember)
       guard over >= .zero else { throw overMember.expected("a duration of zero or more") }
-      response = response.dribbled(inChunks: count, over: over)
+      if let piecesMember = try dribble.optional("pieces") {
+        var sizes: [Int] = []
+        for element in try piecesMember.elements() { sizes.append(try element.integer()) }
+        guard sizes.count == count, sizes.allSatisfy({ $0 > 0 }) else {
+          throw piecesMember.expected("\(count) piece sizes, each 1 or more")
+        }
+        var length = 0
+        if case .http(let form, _, _) = response.content,
+          case .success(let bytes) = response.storage.bytes(of: form)
+        {
+          length = bytes.count
+        }
+        var total = 0
+        for size in sizes {
+          let (sum, overflow) = total.addingReportingOverflow(size)
+          total = overflow ? .max : sum
+        }
+        guard total == length else {
+          throw piecesMember.expected("piece sizes that add up to the body's \(length) bytes")
+        }
+        response = response.dribbled(inPiecesOf: sizes, over: over)
+      } else {
+        response = response.dribbled(inChunks: count, over: over)
+      }
     }
     return response
   }

@@ -5,7 +5,7 @@ import Foundation
 /// over.
 ///
 /// A body shorter than the number of chunks is sent one byte a piece, still spread over the
-/// whole duration. A request's timeout may cut the plan short: the pieces due after it are
+/// whole duration. A dribble with piece sizes (an event stream) is cut at them instead. A request's timeout may cut the plan short: the pieces due after it are
 /// dropped and the stream fails at the timeout instead.
 struct DribblePlan: Sendable {
   struct Piece: Sendable {
@@ -22,6 +22,20 @@ struct DribblePlan: Sendable {
   /// `dribble` must be valid (``StubResponse/Dribble/problem`` is `nil`).
   init?(body: Data, _ dribble: StubResponse.Dribble) {
     guard !body.isEmpty, dribble.chunks >= 1, dribble.duration >= .zero else { return nil }
+    if let sizes = dribble.pieceSizes, sizes.count == dribble.chunks,
+      sizes.allSatisfy({ $0 > 0 }), sizes.reduce(0, +) == body.count
+    {
+      // Cut where the body's parts end (an event stream's events), piece `i` at the same
+      // time as an even dribble's.
+      let step = dribble.duration / sizes.count
+      var start = body.startIndex
+      pieces = sizes.enumerated().map { index, size in
+        defer { start += size }
+        let offset = index + 1 == sizes.count ? dribble.duration : step * (index + 1)
+        return Piece(body: Data(body[start..<(start + size)]), offset: offset)
+      }
+      return
+    }
     let count = min(dribble.chunks, body.count)
     // Sizes differ by at most one byte: the first `extra` pieces get one more. Worked out
     // without multiplying, so no body or chunk count can overflow.

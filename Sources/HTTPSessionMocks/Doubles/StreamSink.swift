@@ -6,7 +6,7 @@ import HTTPSessionKit
 #endif
 
 /// The injected door's sink for ``RecordingSession/stream(for:)``: the head resumes the waiting
-/// call with an ``HTTPByteStream``, each piece of the body goes into it as the core delivers it
+/// call with an `HTTPByteStream`, each piece of the body goes into it as the core delivers it
 /// (a dribbled or event-stream body piece by piece on the mock's clock, any other body whole),
 /// and the end finishes it. Leaving the stream early cancels the task.
 final class StreamSink: ResponseSink, @unchecked Sendable {

@@ -54,6 +54,9 @@ public struct StubResponse: Sendable {
   struct Dribble: Sendable, Equatable {
     var chunks: Int
     var duration: Duration
+    /// The size of each piece, when the body is cut where its parts end (an event stream's
+    /// events) rather than evenly; as many as `chunks`, adding up to the body's length.
+    var pieceSizes: [Int]? = nil
 
     /// What makes these values unusable, naming them; `nil` when they are fine.
     var problem: String? {
@@ -226,6 +229,15 @@ public struct StubResponse: Sendable {
   public func dribbled(inChunks chunks: Int, over duration: Duration) -> StubResponse {
     var copy = self
     copy.dribble = Dribble(chunks: chunks, duration: duration)
+    return copy
+  }
+
+  /// This answer with its body sent in pieces of `sizes` bytes spaced evenly over `duration`
+  /// on the mock's clock (``events(_:every:status:headers:)``): piece `i` (from 1) of `n` at
+  /// `duration · i / n`.
+  func dribbled(inPiecesOf sizes: [Int], over duration: Duration) -> StubResponse {
+    var copy = self
+    copy.dribble = Dribble(chunks: sizes.count, duration: duration, pieceSizes: sizes)
     return copy
   }
 
