@@ -110,6 +110,11 @@ struct Report: Sendable {
       Goal(
         label: "(8) mock-5000-replayed within 2× of mock", value: replayed, figure: times(replayed),
         met: replayed <= 2))
+    let events = median("stream-events") / median("asyncstream-events")
+    goals.append(
+      Goal(
+        label: "(20) stream-events within 3× of asyncstream-events", value: events,
+        figure: times(events), met: events <= 3))
     // The memory goals are judged on the full run's large recording: in a quick run the
     // recording is small, and the runtime's own resident memory makes up most of the figure.
     guard !quick else { return goals.filter { !$0.value.isNaN } }
@@ -152,7 +157,7 @@ struct Report: Sendable {
           + pad(result.unit, 12) + pad(ratio, 12, right: true) + "  " + spread)
     }
     lines.append("")
-    lines.append("Goals (issue 4; (17): issue 17)")
+    lines.append("Goals (issue 4; (17): issue 17; (20): issue 20)")
     for goal in goals {
       lines.append(
         "  goal " + pad(goal.label, 56) + pad(goal.figure, 12, right: true) + "  "

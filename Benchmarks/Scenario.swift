@@ -126,6 +126,7 @@ extension Scenario {
         }
       }
       + harScenarios(quick: quick)
+      + streamScenarios(quick: quick)
   }
 
   /// The stub that answers in the 1,000-stub scenarios: the middle one.
