@@ -541,7 +541,8 @@ enum WireMockFormat {
     if let given = try cursor.optional("body") {
       body = .text(try given.string())
     } else if let given = try cursor.optional("jsonBody") {
-      body = .json(JSONWriter.compact(try given.json()))
+      _ = try given.json()  // every number representable, every string text
+      body = .json(try given.compactText())
     } else if let given = try cursor.optional("base64Body") {
       guard let data = Data(base64Encoded: try given.string()) else {
         throw given.expected("base64 text")
