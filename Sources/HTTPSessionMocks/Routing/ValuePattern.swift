@@ -14,7 +14,7 @@ import Foundation
 ///
 /// A value the request lacks (a header it does not send) matches only ``absent``,
 /// ``doesNotMatch(_:)`` and ``doesNotContain(_:)``, as in WireMock. A value sent several times (`?tag=a&tag=b`) matches
-/// when one of them does. ``matches(_:)`` and ``doesNotMatch(_:)`` test the whole value, like
+/// when one of them does. ``matches(_:)-type.method`` and ``doesNotMatch(_:)`` test the whole value, like
 /// Java's `String.matches`. A pattern that is malformed (a regular expression that does not
 /// compile, JSON that does not parse, a JSONPath outside the subset) never matches, and the
 /// double reports it where it is used, as ``RequestMatcher/problems`` lists it.

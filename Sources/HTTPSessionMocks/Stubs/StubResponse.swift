@@ -221,7 +221,7 @@ public struct StubResponse: Sendable {
   /// This answer with its body sent in `chunks` pieces spaced evenly over `duration`, on the
   /// mock's clock (WireMock's chunked dribble delay).
   ///
-  /// The response head arrives at the answer's time (after any ``delayed(by:)``), then piece
+  /// The response head arrives at the answer's time (after any ``delayed(by:)-(Duration)``), then piece
   /// `i` of the body at `duration · i / chunks` after it, so the body is complete when
   /// `duration` is over. What the code under test sees depends on the door it came through:
   ///
