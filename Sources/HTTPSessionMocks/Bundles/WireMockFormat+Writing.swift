@@ -380,9 +380,7 @@ extension WireMockFormat {
         throw fail("its response is malformed: \(message)")
       }
       if let delay = response.delay {
-        let (seconds, attoseconds) = delay.components
-        members["fixedDelayMilliseconds"] = .integer(
-          seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        members["fixedDelayMilliseconds"] = .integer(Self.milliseconds(delay))
       }
       if let distribution = response.delayDistribution {
         switch distribution.kind {
@@ -406,13 +404,23 @@ extension WireMockFormat {
         }
       }
       if let dribble = response.dribble {
-        let (seconds, attoseconds) = dribble.duration.components
         members["chunkedDribbleDelay"] = .object([
           "numberOfChunks": .integer(Int64(dribble.chunks)),
-          "totalDuration": .integer(seconds * 1000 + attoseconds / 1_000_000_000_000_000),
+          "totalDuration": .integer(Self.milliseconds(dribble.duration)),
         ])
       }
       return .object(members)
+    }
+
+    /// A duration in whole milliseconds, clamped to what a JSON integer of ours holds.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+      let (seconds, attoseconds) = duration.components
+      let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+      if overflow { return seconds < 0 ? .min : .max }
+      let (total, overflowAgain) = whole.addingReportingOverflow(
+        attoseconds / 1_000_000_000_000_000)
+      if overflowAgain { return seconds < 0 ? .min : .max }
+      return total
     }
 
     /// A body of bytes: `body` when it is text, else `base64Body`, or (into a folder) a file

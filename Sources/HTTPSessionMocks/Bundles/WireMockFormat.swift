@@ -237,14 +237,12 @@ enum WireMockFormat {
       if priority ?? 0 < 1 { throw given.expected("a priority of 1 or more") }
     }
     let scenario = try cursor.optionalString("scenarioName")
-    let required = try cursor.optionalString("requiredScenarioState")
-    let next = try cursor.optionalString("newScenarioState")
-    if scenario == nil,
-      let member = try cursor.optional(
-        required != nil ? "requiredScenarioState" : "newScenarioState"),
-      required != nil || next != nil
-    {
-      throw member.fail("a scenario state needs \"scenarioName\"")
+    // Without a scenario name WireMock ignores the states (measured on 2.35.1): so does this.
+    let required = scenario == nil ? nil : try cursor.optionalString("requiredScenarioState")
+    let next = scenario == nil ? nil : try cursor.optionalString("newScenarioState")
+    if scenario == nil {
+      _ = try cursor.optionalString("requiredScenarioState")
+      _ = try cursor.optionalString("newScenarioState")
     }
     var metadata: JSONValue?
     if let given = try cursor.optional("metadata"), !given.isNull {

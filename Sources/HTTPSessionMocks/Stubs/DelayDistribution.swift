@@ -47,7 +47,7 @@ public struct DelayDistribution: Sendable, Equatable, CustomStringConvertible {
   static func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
     let value = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-    return value.isFinite ? max(0, value) : 0
+    return value.isFinite ? min(max(0, value), 1e12) : 0
   }
 
   /// The delay of answer number `call` (counted from 1).
