@@ -1,0 +1,25 @@
+import Foundation
+import HTTPSessionMocks
+
+/// How the admin API of a served mock is set up beyond `startServer(admin: true)`: what the
+/// `stub-server` command passes.
+package struct AdminSettings: Sendable {
+  /// The WireMock root the server started from (a folder holding `mappings/`), where
+  /// `POST /__admin/mappings/save` writes; `nil`: save answers an error.
+  package var rootDirectory: URL?
+  /// Run after `POST /__admin/shutdown` has been answered; `nil` stops the server.
+  package var onShutdown: (@Sendable () -> Void)?
+  /// Whether the journal keeps nothing (`--no-request-journal`): request queries answer as
+  /// WireMock's do then, with `requestJournalDisabled: true`.
+  package var requestJournalDisabled = false
+
+  /// Settings with no root folder, stopping the server on shutdown.
+  package init(
+    rootDirectory: URL? = nil, onShutdown: (@Sendable () -> Void)? = nil,
+    requestJournalDisabled: Bool = false
+  ) {
+    self.rootDirectory = rootDirectory
+    self.onShutdown = onShutdown
+    self.requestJournalDisabled = requestJournalDisabled
+  }
+}
