@@ -117,7 +117,8 @@ enum AdminJSON {
       "bodyAsBase64": body.base64EncodedString(),
     ]
     if !headers.isEmpty { response["headers"] = headers }
-    if let error = exchange.errorSummary {
+    // An unmatched request's error is the mock's way of saying "no stub": the client got 404.
+    if matched, let error = exchange.errorSummary {
       definition["fault"] = error
       response["fault"] = error
     }
