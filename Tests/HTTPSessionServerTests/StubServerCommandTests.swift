@@ -457,4 +457,84 @@ import Testing
       #expect(shell.waitForOutputToClose(), "stub-server outlived its parent")
     }
   #endif
+
+  // MARK: - The admin API
+
+  /// Calls the admin API of a started stub-server.
+  func admin(_ server: ChildProcess) throws -> AdminClient {
+    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    return AdminClient(try #require(URL(string: first)))
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func theAdminAPIIsOnByDefaultIsNotLoggedAndShutdownExits0() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    try Data("hello".utf8).write(to: temporary.url.appendingPathComponent("hello.txt"))
+    let server = try start(["--directory", temporary.url.path, "--port", "0"])
+    defer { server.stop() }
+    let admin = try admin(server)
+    #expect(try await admin.call("GET", "/__admin").status == 200)
+    #expect(try await admin.call("GET", "/hello.txt").text == "hello")
+    let count = try await admin.call("POST", "/__admin/requests/count", #"{"url": "/hello.txt"}"#)
+    #expect(count.json?["count"] as? Int == 1)
+    // The log has the one request to the stubs, not the admin calls around it.
+    let line = try #require(server.nextLine())
+    #expect(line.hasPrefix("GET /hello.txt 200"), "\(line)")
+    #expect(try await admin.call("POST", "/__admin/shutdown").status == 200)
+    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+    #expect(!server.outputText.contains("__admin"), "\(server.outputText)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func noAdminSendsAdminPathsToTheStubs() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let server = try start([
+      "--directory", temporary.url.path, "--port", "0", "--no-admin",
+    ])
+    defer { server.stop() }
+    let admin = try admin(server)
+    #expect(try await admin.call("GET", "/__admin").status == 404)
+    let line = try #require(server.nextLine())
+    #expect(line.hasPrefix("GET /__admin 404"), "\(line)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func takesWireMocksJournalAndAddressFlags() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let path = temporary.url.path
+    let none = try start([
+      "--directory", path, "--port", "0", "--bind-address", "127.0.0.1", "--verbose",
+      "--no-request-journal",
+    ])
+    defer { none.stop() }
+    let noJournal = try admin(none)
+    try await noJournal.call("GET", "/x")
+    let count = try await noJournal.call("POST", "/__admin/requests/count", "{}")
+    #expect(count.json?["count"] as? Int == 0)
+    #expect(count.json?["requestJournalDisabled"] as? Bool == true)
+
+    let two = try start(["--directory", path, "--port=0", "--max-request-journal-entries", "2"])
+    defer { two.stop() }
+    let bounded = try admin(two)
+    for name in ["a", "b", "c"] { try await bounded.call("GET", "/\(name)") }
+    let listed = try await bounded.call("GET", "/__admin/requests")
+    let urls = AdminClient.requests(listed.json).map {
+      ($0["request"] as? [String: Any])?["url"] as? String
+    }
+    #expect(urls == ["/c", "/b"])
+
+    let everywhere = try start(["--directory", path, "--bind-address", "0.0.0.0"])
+    defer { everywhere.stop() }
+    #expect(everywhere.waitForExit() == 2)
+    #expect(everywhere.errorText.contains("0.0.0.0"), "\(everywhere.errorText)")
+  }
 }
