@@ -104,6 +104,10 @@ enum MatcherCoding {
       throw unstorable(
         "its matcher RequestMatcher(\"\(description)\") { ... } runs a closure; build it from the "
           + "matcher factories (.get, .url, .regex, .query, .header, .body, .jsonBody, &&, ||, !)")
+    case .value(let target, let pattern):
+      throw unstorable(
+        "its matcher \(target.name) \(pattern) has no form in this file format; write the bundle "
+          + "with write(to:format: .wireMock)")
     case .condition(let condition):
       throw unstorable(
         "its matcher \(condition) is a rule of another file format, which this one cannot hold")

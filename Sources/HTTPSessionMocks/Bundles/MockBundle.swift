@@ -40,6 +40,12 @@ public struct MockBundle: Sendable, Equatable {
     public internal(set) var whenState: String?
     /// The scenario state it moves to when it answers, if any.
     public internal(set) var willSetState: String?
+    /// The named scenario that ``whenState`` and ``willSetState`` are about (WireMock's
+    /// `scenarioName`); `nil` for the mock's default scenario, ``URLSessionMock/scenarioState``.
+    public internal(set) var scenario: String? = nil
+    /// Its priority, WireMock's: among the entries that match, the lowest number answers, then
+    /// the newest; `nil` for the default, 5 (as in WireMock), which stubs written in code have.
+    public internal(set) var priority: Int? = nil
     /// Where it came from, as reports name it: `bundle.json entry 3`, or the call site of
     /// `MockBundle.stub` (`MockBundle.stub at UserTests.swift:12`).
     public internal(set) var origin: String
@@ -58,6 +64,7 @@ public struct MockBundle: Sendable, Equatable {
     public static func == (lhs: Entry, rhs: Entry) -> Bool {
       lhs.matcher == rhs.matcher && lhs.responses == rhs.responses && lhs.times == rhs.times
         && lhs.whenState == rhs.whenState && lhs.willSetState == rhs.willSetState
+        && lhs.scenario == rhs.scenario && lhs.priority == rhs.priority
         && lhs.dynamic === rhs.dynamic
     }
   }
@@ -165,6 +172,11 @@ public struct MockBundle: Sendable, Equatable {
       at: site)
   }
 
+  /// Adds `entry` as it is, such as a WireMock mapping's (``WireMockMapping/entry``).
+  package mutating func append(_ entry: Entry) {
+    entries.append(entry)
+  }
+
   /// Adds `entry`, reporting at `site` what of it cannot be stored.
   private mutating func append(_ entry: Entry, at site: CallSite) {
     entries.append(entry)
@@ -190,11 +202,13 @@ public struct MockBundle: Sendable, Equatable {
 
   // MARK: - Reading
 
-  /// Loads a bundle: `url` is a folder holding `bundle.json`, or a `.json` or `.har` file.
+  /// Loads a bundle: `url` is a folder holding `bundle.json`, a WireMock root folder (one
+  /// holding `mappings/`), or a `.json` or `.har` file.
   ///
   /// The format is chosen by content, not by name: a JSON object with `"log"` is a HAR file, an
-  /// object with `"version"` is our format (see <doc:BundleFileFormat>), and an array is
-  /// MockingBird's Mock-Bundle format. Body files that entries name are read now, relative to
+  /// object with `"version"` is our format (see <doc:BundleFileFormat>), an object with
+  /// `"request"` and `"response"` (one mapping) or `"mappings"` is WireMock's (see
+  /// <doc:WireMockFormat>), and an array is MockingBird's Mock-Bundle format. Body files that entries name are read now, relative to
   /// the folder (the file's folder for a file); a missing one, or one outside the folder
   /// (`../../etc/passwd`, an absolute path, a symbolic link out), throws.
   ///
@@ -207,6 +221,12 @@ public struct MockBundle: Sendable, Equatable {
         .unreadable, source: url.path, "no such file or folder")
     }
     let file = isDirectory.boolValue ? url.appendingPathComponent("bundle.json") : url
+    if isDirectory.boolValue, WireMockFormat.isRoot(url),
+      !FileManager.default.fileExists(atPath: file.path)
+    {
+      self = try WireMockFormat.read(root: url)
+      return
+    }
     let folder = file.deletingLastPathComponent()
     var data: Data
     do {
@@ -226,6 +246,8 @@ public struct MockBundle: Sendable, Equatable {
       self = try HARFormat.read(consume data, source: file.path, name: name)
     case .object(let keys) where keys.contains("version"):
       self = try BundleFormat.read(data, folder: folder, source: file.path, name: name)
+    case .object(let keys) where WireMockFormat.recognises(keys):
+      self = try WireMockFormat.read(data, file: file)
     case .array:
       self = try MockingBirdFormat.read(data, folder: folder, source: file.path, name: name)
     case .object:
@@ -274,6 +296,43 @@ public struct MockBundle: Sendable, Equatable {
       try data.write(to: target, options: .atomic)
     }
     try document.write(to: url.appendingPathComponent("bundle.json"), options: .atomic)
+  }
+
+  /// Writes the bundle in `format`: ``FileFormat/bundle`` as ``write(to:)`` does, or
+  /// ``FileFormat/wireMock`` as a WireMock root folder.
+  ///
+  /// A WireMock root gets `mappings/NNN-name.json`, one mapping a file in precedence order, and
+  /// `__files/` for bodies that were read from files or are not text:
+  ///
+  /// ```swift
+  /// try bundle.write(to: folder, format: .wireMock)
+  /// // java -jar wiremock-standalone.jar --root-dir folder serves the same stubs
+  /// ```
+  ///
+  /// A stub with a list of responses or a ``Stub/times(_:)`` limit becomes a scenario chain of
+  /// mappings. Throws a ``MockBundleError`` naming the first stub WireMock cannot express: a
+  /// closure matcher or response, `||` or `!`, a URL regex or an absolute URL pattern, an error
+  /// that is not a WireMock fault, or a list or limit on a stub with scenario states of its own.
+  public func write(to url: URL, format: FileFormat) throws {
+    switch format {
+    case .bundle:
+      try write(to: url)
+    case .wireMock:
+      var writer = WireMockFormat.Writer(intoFolder: true)
+      let mappings = try writer.mappings(self)
+      let folder = url.appendingPathComponent("mappings", isDirectory: true)
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      for (name, json) in mappings {
+        try JSONWriter.pretty(json).write(to: folder.appendingPathComponent(name), options: .atomic)
+      }
+      let files = url.appendingPathComponent("__files", isDirectory: true)
+      for (path, data) in writer.files.sorted(by: { $0.key < $1.key }) {
+        let target = files.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+          at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: target, options: .atomic)
+      }
+    }
   }
 
   /// The bundle as one self-contained document of our format, bodies inline.

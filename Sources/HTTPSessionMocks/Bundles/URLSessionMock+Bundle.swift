@@ -100,7 +100,9 @@ extension URLSessionMock {
           usage.limit = entry.times.map { max(0, $0) }
           usage.requiredState = entry.whenState
           usage.nextState = entry.willSetState
+          usage.scenario = entry.scenario
         }
+        if let priority = entry.priority { state.stubs.registry.setPriority(priority, of: id) }
         if handles { ids[index] = id }
         if replacingEarlierUse { state.stubs.bundleStubIDs.append(id) }
       }

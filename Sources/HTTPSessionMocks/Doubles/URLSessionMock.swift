@@ -32,6 +32,9 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// The scenario state every mock starts in: `"started"`.
   public static let initialScenarioState = "started"
 
+  /// The state every named scenario starts in: `"Started"`, as in WireMock.
+  public static let initialNamedScenarioState = "Started"
+
   /// The task data tasks are: a ``MockTask``.
   public typealias DataTask = MockTask
   /// The task upload tasks are: a ``MockTask``.
@@ -281,6 +284,39 @@ public final class URLSessionMock: RecordingSession, Sendable {
   public var scenarioState: String {
     get { core.withLock { $0.stubs.scenarioState } }
     set { core.withLock { $0.stubs.scenarioState = newValue } }
+  }
+
+  /// The state of the named scenario `name` (see ``Stub/inScenario(_:)``):
+  /// ``initialNamedScenarioState`` until a stub of the scenario moves it or a test sets it.
+  ///
+  /// ```swift
+  /// #expect(mock.scenarioState(of: "cart") == "full")
+  /// ```
+  public func scenarioState(of name: String) -> String {
+    core.withLock { $0.stubs.scenarios.state(of: name) }
+  }
+
+  /// Moves the named scenario `name` to `state`; the other scenarios keep theirs.
+  public func setScenarioState(_ state: String, of name: String) {
+    core.withLock { $0.stubs.scenarios.set(state, of: name) }
+  }
+
+  /// Puts every scenario back in its first state: the default one in ``initialScenarioState``,
+  /// each named one in ``initialNamedScenarioState``.
+  public func resetScenarios() {
+    core.withLock { $0.stubs.scenarios = StubTable.Scenarios() }
+  }
+
+  /// The named scenarios: every name a stub is tied to with ``Stub/inScenario(_:)`` (or a
+  /// mapping's `scenarioName`) or that a test set, sorted.
+  public var scenarioNames: [String] {
+    core.withLock { state in
+      var names = Set(state.stubs.scenarios.named.keys)
+      for usage in state.stubs.usage.values {
+        if let name = usage.scenario { names.insert(name) }
+      }
+      return names.sorted()
+    }
   }
 
   /// What happens to a request that no stub matches; ``UnmatchedRequestPolicy/fail`` by default.

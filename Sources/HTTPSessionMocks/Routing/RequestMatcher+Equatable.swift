@@ -60,6 +60,7 @@ extension RequestMatcher.Node {
     case (.not(let a), .not(let b)): return same(a, b)
     case (.invalid(let a), .invalid(let b)): return a == b
     case (.condition(let a), .condition(let b)): return a.isEqual(to: b)
+    case (.value(let a, let x), .value(let b, let y)): return a == b && x == y
     default: return false
     }
   }

@@ -38,6 +38,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// A rule of a file format, such as a MockingBird entry's own rules for method, URL and
     /// query.
     case condition(any RequestCondition)
+    /// A value of the request (a header, a query parameter, a cookie, the body) tested by a
+    /// ``ValuePattern``.
+    case value(ValueTarget, ValuePattern)
   }
 
   /// A closure from the test, kept in an object so that a matcher that holds it equals itself
@@ -95,6 +98,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         visit(a)
         visit(b)
       case .not(let inner): visit(inner)
+      case .value(_, let pattern): found += pattern.problems
       default: break
       }
     }
@@ -393,6 +397,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       result.miss(message, weight: 100)
     case .condition(let condition):
       condition.compare(facts, into: &result)
+    case .value(let target, let pattern):
+      target.compare(pattern, facts, into: &result)
     }
   }
 
@@ -424,6 +430,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     case .not(let inner): return "not (" + text(of: inner) + ")"
     case .invalid(let message): return ReportText(message)
     case .condition(let condition): return ReportText(condition.description)
+    case .value(let target, let pattern): return target.text(pattern)
     }
   }
 

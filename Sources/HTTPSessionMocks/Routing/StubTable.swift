@@ -59,6 +59,9 @@ struct StubTable: Sendable {
   struct Usage: Sendable {
     var calls = 0
     var limit: Int?
+    /// The named scenario whose state `requiredState` and `nextState` are about; `nil` for the
+    /// mock's default scenario (``URLSessionMock/scenarioState``).
+    var scenario: String?
     var requiredState: String?
     var nextState: String?
     /// The answer the stub last gave from its list, kept for the next request to the same URL
@@ -66,20 +69,42 @@ struct StubTable: Sendable {
     var ready: ReadyAnswer?
 
     /// Whether the stub may answer now: the cheap check routing makes for every candidate.
-    func isAvailable(scenarioState: String) -> Bool {
+    func isAvailable(scenarios: Scenarios) -> Bool {
       if let limit, calls >= limit { return false }
-      if let requiredState, requiredState != scenarioState { return false }
+      if let requiredState, requiredState != scenarios.state(of: scenario) { return false }
       return true
     }
 
-    func unavailableReason(scenarioState: String) -> String? {
+    func unavailableReason(scenarios: Scenarios) -> String? {
       if let limit, calls >= limit {
         return "it has answered its \(CallCount.times(limit)) (.times(\(limit)))"
       }
-      if let requiredState, requiredState != scenarioState {
-        return "it answers in state \"\(requiredState)\", and the mock is in \"\(scenarioState)\""
+      let current = scenarios.state(of: scenario)
+      if let requiredState, requiredState != current {
+        guard let scenario else {
+          return "it answers in state \"\(requiredState)\", and the mock is in \"\(current)\""
+        }
+        return "it answers in state \"\(requiredState)\" of scenario \"\(scenario)\", which is in "
+          + "\"\(current)\""
       }
       return nil
+    }
+  }
+
+  /// The scenarios' states: the mock's default scenario (``URLSessionMock/scenarioState``) and
+  /// the named ones (WireMock's `scenarioName`), each an independent state machine.
+  struct Scenarios: Sendable {
+    var defaultState = URLSessionMock.initialScenarioState
+    /// The named scenarios that have left ``URLSessionMock/initialNamedScenarioState``.
+    var named: [String: String] = [:]
+
+    func state(of scenario: String?) -> String {
+      guard let scenario else { return defaultState }
+      return named[scenario] ?? URLSessionMock.initialNamedScenarioState
+    }
+
+    mutating func set(_ state: String, of scenario: String?) {
+      if let scenario { named[scenario] = state } else { defaultState = state }
     }
   }
 
@@ -128,6 +153,19 @@ struct StubTable: Sendable {
     /// redaction, so that a live token matches a recording that says `REDACTED`. Library code,
     /// never the test's, so it may run under the lock.
     var requestTransform: (@Sendable (URLRequest) -> URLRequest)?
+    /// The priorities of the stubs that have one other than ``StubTable/defaultPriority``, by
+    /// id: a lower number answers first, then the newest (WireMock's rule). Empty in the common
+    /// case, where routing goes newest first alone.
+    private(set) var priorities: [Int: Int] = [:]
+
+    /// Sets stub `id`'s priority.
+    mutating func setPriority(_ priority: Int, of id: Int) {
+      guard definitions[id] != nil else { return }
+      priorities[id] = priority == StubTable.defaultPriority ? nil : priority
+    }
+
+    /// Stub `id`'s priority.
+    func priority(of id: Int) -> Int { priorities[id] ?? StubTable.defaultPriority }
 
     /// Adds `definition` to the table and its index. The one place the index grows.
     mutating func insert(_ definition: Definition) {
@@ -151,6 +189,7 @@ struct StubTable: Sendable {
     /// to release outside the lock. The one place the index shrinks.
     mutating func remove(_ id: Int) -> Definition? {
       guard let definition = definitions.removeValue(forKey: id) else { return nil }
+      priorities[id] = nil
       update(for: definition, by: -1)
       if let literal = definition.matcher.exactURLIndexPath {
         exactPaths[literal]?.removeAll { $0 == id }
@@ -184,7 +223,7 @@ struct StubTable: Sendable {
     /// The first result of `attempt` over the stubs that may match, newest first: the one walk
     /// over candidates that routing, in the lock or outside it, goes through.
     func firstCandidate<Result>(_ facts: RequestFacts?, _ attempt: (Int) -> Result?) -> Result? {
-      if scanned.count == definitions.count {
+      if scanned.count == definitions.count && priorities.isEmpty {
         // Nothing is indexed: walk the scanned stubs without building a list.
         for id in scanned.reversed() {
           if let result = attempt(id) { return result }
@@ -200,7 +239,20 @@ struct StubTable: Sendable {
         }
       }
       if !scanned.isEmpty { found += scanned }
-      if found.count > 1 { found.sort(by: >) }
+      if found.count > 1 {
+        if priorities.isEmpty {
+          found.sort(by: >)
+        } else {
+          let priorities = priorities
+          found.sort {
+            let (a, b) = (
+              priorities[$0] ?? StubTable.defaultPriority,
+              priorities[$1] ?? StubTable.defaultPriority
+            )
+            return a != b ? a < b : $0 > $1
+          }
+        }
+      }
       for id in found {
         if let result = attempt(id) { return result }
       }
@@ -217,10 +269,19 @@ struct StubTable: Sendable {
     }
   }
 
+  /// The priority of a stub that names none: WireMock's default, so that a mapping's
+  /// `"priority": 1` wins over stubs written in code and a `"priority": 9` loses to them.
+  static let defaultPriority = 5
+
   var registry = Registry()
   var usage = StubSlots<Usage>()
   var nextID = 0
-  var scenarioState = URLSessionMock.initialScenarioState
+  var scenarios = Scenarios()
+  /// The default scenario's state.
+  var scenarioState: String {
+    get { scenarios.defaultState }
+    set { scenarios.defaultState = newValue }
+  }
   /// The stubs the last `use(_:)` of a bundle added, which the next one replaces.
   var bundleStubIDs: [Int] = []
 
@@ -254,10 +315,10 @@ struct StubTable: Sendable {
   private func firstAvailableMatch(_ facts: RequestFacts?) -> (
     definition: Definition, parameters: [String: String]
   )? {
-    let (usage, scenarioState, definitions) = (usage, scenarioState, registry.definitions)
+    let (usage, scenarios, definitions) = (usage, scenarios, registry.definitions)
     return registry.firstCandidate(facts) {
       id -> (definition: Definition, parameters: [String: String])? in
-      guard usage.read(id, { $0.isAvailable(scenarioState: scenarioState) }) == true,
+      guard usage.read(id, { $0.isAvailable(scenarios: scenarios) }) == true,
         let definition = definitions[id],
         let parameters = Registry.match(definition, facts)
       else { return nil }
@@ -282,14 +343,15 @@ struct StubTable: Sendable {
   /// Counts a call to `definition`'s stub if it may answer now.
   private mutating func claim(_ definition: Definition, parameters: [String: String]) -> Claim? {
     let id = definition.id
-    let scenarioState = scenarioState
-    let outcome = usage.update(id) { usage -> (calls: Int, nextState: String?)? in
-      guard usage.isAvailable(scenarioState: scenarioState) else { return nil }
+    let scenarios = scenarios
+    let outcome = usage.update(id) {
+      usage -> (calls: Int, nextState: String?, scenario: String?)? in
+      guard usage.isAvailable(scenarios: scenarios) else { return nil }
       usage.calls += 1
-      return (usage.calls, usage.nextState)
+      return (usage.calls, usage.nextState, usage.scenario)
     }
     guard let outcome = outcome ?? nil else { return nil }
-    if let next = outcome.nextState { self.scenarioState = next }
+    if let next = outcome.nextState { self.scenarios.set(next, of: outcome.scenario) }
     return Claim(definition: definition, callNumber: outcome.calls, parameters: parameters)
   }
 
@@ -303,7 +365,7 @@ struct StubTable: Sendable {
     let ranked = registry.definitions.values.map { definition in
       var evaluation = definition.matcher.evaluate(facts, redaction: redaction)
       if evaluation.matched,
-        let reason = usage[definition.id]?.unavailableReason(scenarioState: scenarioState)
+        let reason = usage[definition.id]?.unavailableReason(scenarios: scenarios)
       {
         evaluation.miss("matches, but \(reason)", weight: 0.5)
       }

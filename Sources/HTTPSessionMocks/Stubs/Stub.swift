@@ -49,6 +49,35 @@ public final class Stub: Sendable, CustomStringConvertible {
     return self
   }
 
+  /// Ties ``whenState(_:)`` and ``willSetState(_:)`` to the named scenario `name` instead of
+  /// the mock's default one: each named scenario is a state machine of its own, which starts
+  /// in ``URLSessionMock/initialNamedScenarioState`` (`"Started"`, as in WireMock).
+  ///
+  /// ```swift
+  /// mock.stub(.get("/cart"), with: .text("empty")).inScenario("cart").whenState("Started")
+  /// mock.stub(.post("/cart"), with: .status(201)).inScenario("cart").willSetState("full")
+  /// mock.stub(.get("/cart"), with: .text("1 item")).inScenario("cart").whenState("full")
+  /// // mock.scenarioState(of: "cart") is "full" after the POST; other scenarios did not move.
+  /// ```
+  @discardableResult
+  public func inScenario(_ name: String) -> Stub {
+    update { $0.scenario = name }
+    return self
+  }
+
+  /// Gives the stub a priority: among the stubs that match a request, the lowest number
+  /// answers, then the newest. A stub without one has priority 5, WireMock's default.
+  ///
+  /// ```swift
+  /// mock.stub(.url("/{any}"), with: .status(404)).priority(10)  // the fallback
+  /// mock.stub(.get("/health"), with: .status(200))              // answers, though older ones match
+  /// ```
+  @discardableResult
+  public func priority(_ priority: Int) -> Stub {
+    state.withLock { $0.stubs.registry.setPriority(priority, of: id) }
+    return self
+  }
+
   /// How many requests this stub has answered.
   public var callCount: Int {
     (state.withLock { $0.stubs.usage[id]?.calls } ?? nil) ?? 0

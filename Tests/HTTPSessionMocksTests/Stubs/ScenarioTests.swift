@@ -87,4 +87,49 @@ import Testing
         "matches, but it answers in state \"logged in\", and the mock is in \"started\"")
     }
   }
+
+  @Test func namedScenariosAreIndependentAndStartInStarted() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/cart"), with: .text("empty")).inScenario("cart").whenState("Started")
+    mock.stub(.post("/cart"), with: .status(201)).inScenario("cart").willSetState("full")
+    mock.stub(.get("/cart"), with: .text("1 item")).inScenario("cart").whenState("full")
+    mock.stub(.get("/me"), with: .status(401)).inScenario("login").whenState("Started")
+    mock.stub(.get("/me"), with: .status(200)).inScenario("login").whenState("in")
+
+    #expect(URLSessionMock.initialNamedScenarioState == "Started")
+    #expect(mock.scenarioState(of: "cart") == "Started")
+    #expect(route(mock, "GET", "https://e.com/cart").text == "empty")
+    #expect(route(mock, "POST", "https://e.com/cart").status == 201)
+    #expect(mock.scenarioState(of: "cart") == "full")
+    #expect(route(mock, "GET", "https://e.com/cart").text == "1 item")
+    // Moving "cart" moved neither "login" nor the default scenario.
+    #expect(mock.scenarioState(of: "login") == "Started")
+    #expect(mock.scenarioState == URLSessionMock.initialScenarioState)
+    #expect(route(mock, "GET", "https://e.com/me").status == 401)
+    #expect(mock.scenarioNames == ["cart", "login"])
+  }
+
+  @Test func aNamedScenarioCanBeSetAndAllReset() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/me"), with: .status(401)).inScenario("login").whenState("Started")
+    mock.stub(.get("/me"), with: .status(200)).inScenario("login").whenState("in")
+    mock.setScenarioState("in", of: "login")
+    mock.scenarioState = "elsewhere"
+    #expect(route(mock, "GET", "https://e.com/me").status == 200)
+    mock.resetScenarios()
+    #expect(mock.scenarioState(of: "login") == "Started")
+    #expect(mock.scenarioState == URLSessionMock.initialScenarioState)
+    #expect(route(mock, "GET", "https://e.com/me").status == 401)
+  }
+
+  @Test func aStubOfANamedScenarioInAnotherStateIsNamedInTheReport() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/cart"), with: .status(200)).inScenario("cart").whenState("full")
+    expectReport {
+      #expect(route(mock, "GET", "https://e.com/cart").urlErrorCode == .resourceUnavailable)
+    } matching: { report in
+      report.message.contains(
+        "it answers in state \"full\" of scenario \"cart\", which is in \"Started\"")
+    }
+  }
 }

@@ -302,3 +302,37 @@ private final class DeinitWitness: Sendable {
   init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
   deinit { onDeinit() }
 }
+
+extension StubTests {
+  // MARK: - Priority
+
+  @Test func aLowerPriorityWinsThenTheNewest() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/p/special"), with: .text("specific")).priority(1)
+    mock.stub(.url("/p/{any}"), with: .text("general"))
+    mock.stub(.any, with: .text("fallback")).priority(10)
+    #expect(route(mock, "GET", "https://e.com/p/special").text == "specific")
+    #expect(route(mock, "GET", "https://e.com/p/other").text == "general")
+    #expect(route(mock, "GET", "https://e.com/elsewhere").text == "fallback")
+    // Among equal priorities, the newest answers.
+    mock.stub(.get("/p/special"), with: .text("newer")).priority(1)
+    #expect(route(mock, "GET", "https://e.com/p/special").text == "newer")
+  }
+
+  @Test func aStubWithoutPriorityHasWireMocksDefaultOfFive() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/a"), with: .text("four")).priority(4)
+    mock.stub(.get("/a"), with: .text("default"))
+    mock.stub(.get("/b"), with: .text("default"))
+    mock.stub(.get("/b"), with: .text("six")).priority(6)
+    #expect(route(mock, "GET", "https://e.com/a").text == "four")
+    #expect(route(mock, "GET", "https://e.com/b").text == "default")
+  }
+
+  @Test func priorityHoldsForMatchersThatRunTheTestsCode() {
+    let mock = URLSessionMock()
+    mock.stub(RequestMatcher("any") { _ in true }, with: .text("closure")).priority(1)
+    mock.stub(.get("/a"), with: .text("newer"))
+    #expect(route(mock, "GET", "https://e.com/a").text == "closure")
+  }
+}
