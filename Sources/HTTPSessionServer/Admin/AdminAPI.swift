@@ -39,6 +39,8 @@ final class AdminAPI: @unchecked Sendable {
 
   let mock: URLSessionMock
   let settings: AdminSettings
+  /// The mappings added through the API or started with.
+  let mappings: AdminMappings
   /// How many requests the mock's journal keeps (`ServerLimits.maxJournalExchanges`).
   private let journalLimit: Int
   private let lock = NSLock()
@@ -48,6 +50,8 @@ final class AdminAPI: @unchecked Sendable {
     self.mock = mock
     self.settings = settings
     self.journalLimit = max(journalLimit, 0)
+    self.mappings = AdminMappings(mock: mock)
+    mappings.start(with: settings.mappings)
   }
 
   /// Sets how `POST /__admin/shutdown` stops the server, once the server exists.
@@ -222,7 +226,7 @@ final class AdminAPI: @unchecked Sendable {
   /// Reads the body as a request pattern and answers with `body`, or 422 naming what is wrong.
   func withPattern(_ call: AdminCall, _ body: (RequestMatcher) -> Reply) -> Reply {
     do {
-      return body(try AdminPatterns.matcher(json: call.body, source: call.source))
+      return body(try RequestMatcher.wireMockPattern(json: call.body, source: call.source))
     } catch {
       return Self.invalid(error)
     }
@@ -265,7 +269,7 @@ final class AdminAPI: @unchecked Sendable {
     do {
       let pattern = object["pattern"] ?? [String: Any]()
       let data = try JSONSerialization.data(withJSONObject: pattern, options: [])
-      matcher = try AdminPatterns.matcher(json: data, source: call.source + " pattern")
+      matcher = try RequestMatcher.wireMockPattern(json: data, source: call.source + " pattern")
     } catch {
       return Self.invalid(error)
     }
