@@ -241,9 +241,27 @@ func parse(_ arguments: [String]) -> Options {
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 var bundle: MockBundle?
+/// The WireMock root served, when BUNDLE (or `--root-dir`) is one: with the admin API, its
+/// mappings are the admin API's, listed with their ids, and saved back there.
+var wireMockRoot: URL?
+/// The root's mappings, when the admin API adds them (instead of loading the bundle).
+var rootMappings: [WireMockMapping] = []
 if let path = options.bundle {
+  let url = URL(fileURLWithPath: path, isDirectory: true)
+  let isBundleFolder = FileManager.default.fileExists(
+    atPath: url.appendingPathComponent("bundle.json").path)
+  if options.rootDirectory || (WireMockMapping.isRoot(url) && !isBundleFolder) {
+    wireMockRoot = url
+  }
   do {
-    bundle = try MockBundle(contentsOf: URL(fileURLWithPath: path))
+    if let root = wireMockRoot, options.admin {
+      // A root without mappings/ yet is an empty one, as WireMock takes it.
+      rootMappings = WireMockMapping.isRoot(root) ? try WireMockMapping.mappings(inRoot: root) : []
+    } else if options.rootDirectory && !WireMockMapping.isRoot(url) {
+      bundle = MockBundle()
+    } else {
+      bundle = try MockBundle(contentsOf: URL(fileURLWithPath: path))
+    }
   } catch {
     fail("cannot read the bundle: \(error)")
   }
@@ -308,9 +326,8 @@ do {
   let admin =
     options.admin
     ? AdminSettings(
-      rootDirectory: options.rootDirectory
-        ? URL(fileURLWithPath: options.bundle ?? ".", isDirectory: true) : nil,
-      onShutdown: { stopAndExit() }, requestJournalDisabled: options.journalDisabled)
+      rootDirectory: wireMockRoot, mappings: rootMappings, onShutdown: { stopAndExit() },
+      requestJournalDisabled: options.journalDisabled)
     : nil
   server = try mock.startServer(
     port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url,

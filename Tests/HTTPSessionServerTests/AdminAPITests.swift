@@ -228,6 +228,135 @@ import Testing
     #expect(negative.status == 422)
   }
 
+  // MARK: - Mappings
+
+  static let hello =
+    #"{"request": {"method": "GET", "url": "/hello"}, "response": {"status": 200, "body": "hi"}}"#
+
+  @Test func createsAMappingThatAnswersAndListsReadsAndRemovesIt() async throws {
+    let (mock, server, admin) = try served()
+    defer { server.stop() }
+    let created = try await admin.call("POST", "/__admin/mappings", Self.hello)
+    #expect(created.status == 201)
+    let id = try #require(created.json?["id"] as? String)
+    #expect(created.json?["uuid"] as? String == id)
+    #expect(try await admin.call("GET", "/hello").text == "hi")
+    let list = try await admin.call("GET", "/__admin/mappings")
+    #expect((list.json?["meta"] as? [String: Any])?["total"] as? Int == 1)
+    let one = try await admin.call("GET", "/__admin/mappings/\(id)")
+    #expect(((one.json?["request"] as? [String: Any])?["url"] as? String) == "/hello")
+    #expect(try await admin.call("DELETE", "/__admin/mappings/\(id)").status == 200)
+    #expect(try await admin.call("GET", "/hello").status == 404)
+    #expect(try await admin.call("GET", "/__admin/mappings/\(id)").status == 404)
+    #expect(try await admin.call("DELETE", "/__admin/mappings/\(id)").status == 404)
+    // The stubs registered in code are not mappings, and stay.
+    #expect(try await admin.call("GET", "/a").text == "a")
+    #expect(mock.requests.count == 3)
+  }
+
+  @Test func aMappingTheFormatRefusesAnswers422NamingTheField() async throws {
+    let (_, server, admin) = try served()
+    defer { server.stop() }
+    let answer = try await admin.call(
+      "POST", "/__admin/mappings",
+      #"{"request": {"method": "GET", "urll": "/x"}, "response": {"status": 200}}"#)
+    #expect(answer.status == 422)
+    let error = try #require((answer.json?["errors"] as? [[String: Any]])?.first)
+    #expect((error["source"] as? [String: Any])?["pointer"] as? String == "/request/urll")
+    #expect((error["detail"] as? String)?.contains("urll") == true, "\(error)")
+    #expect(try await admin.call("POST", "/__admin/mappings", "{").status == 422)
+    #expect(
+      (try await admin.call("GET", "/__admin/mappings").json?["mappings"] as? [Any])?.isEmpty
+        == true)
+  }
+
+  @Test func putReplacesAMappingInPlaceAndAnswers404ForAnUnknownOne() async throws {
+    let (_, server, admin) = try served()
+    defer { server.stop() }
+    let created = try await admin.call("POST", "/__admin/mappings", Self.hello)
+    let id = try #require(created.json?["id"] as? String)
+    let changed =
+      #"{"request": {"method": "GET", "url": "/hello"}, "response": {"status": 202, "body": "changed"}}"#
+    let put = try await admin.call("PUT", "/__admin/mappings/\(id)", changed)
+    #expect(put.status == 200)
+    #expect(put.json?["id"] as? String == id)
+    let answer = try await admin.call("GET", "/hello")
+    #expect(answer.status == 202)
+    #expect(answer.text == "changed")
+    #expect(try await admin.call("PUT", "/__admin/mappings/\(UUID())", changed).status == 404)
+    #expect(
+      (try await admin.call("GET", "/__admin/mappings").json?["mappings"] as? [Any])?.count == 1)
+  }
+
+  @Test func deleteAllImportAndRemoveByMetadata() async throws {
+    let (_, server, admin) = try served()
+    defer { server.stop() }
+    let id = UUID().uuidString.lowercased()
+    let imported = try await admin.call(
+      "POST", "/__admin/mappings/import",
+      #"{"mappings": [{"id": "\#(id)", "request": {"url": "/one"}, "response": {"status": 200}, "metadata": {"tag": "keep"}}, {"request": {"url": "/two"}, "response": {"status": 200}, "metadata": {"tag": "drop"}}]}"#
+    )
+    #expect(imported.status == 200)
+    #expect(try await admin.call("GET", "/two").status == 200)
+    let removed = try await admin.call(
+      "POST", "/__admin/mappings/remove-by-metadata",
+      #"{"matchesJsonPath": {"expression": "$.tag", "equalTo": "drop"}}"#)
+    #expect(removed.status == 200)
+    let left = try await admin.call("GET", "/__admin/mappings")
+    #expect((left.json?["mappings"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+    #expect(try await admin.call("GET", "/two").status == 404)
+    #expect(try await admin.call("DELETE", "/__admin/mappings").status == 200)
+    #expect(try await admin.call("GET", "/one").status == 404)
+    #expect(
+      (try await admin.call("GET", "/__admin/mappings").json?["meta"] as? [String: Any])?["total"]
+        as? Int == 0)
+  }
+
+  @Test func resetRemovesTheMappingsAddedThroughTheAPI() async throws {
+    let (_, server, admin) = try served()
+    defer { server.stop() }
+    try await admin.call("POST", "/__admin/mappings", Self.hello)
+    #expect(try await admin.call("POST", "/__admin/mappings/reset").status == 200)
+    #expect(try await admin.call("GET", "/hello").status == 404)
+    try await admin.call("POST", "/__admin/mappings", Self.hello)
+    #expect(try await admin.call("POST", "/__admin/reset").status == 200)
+    #expect(try await admin.call("GET", "/hello").status == 404)
+    #expect(try await admin.call("GET", "/a").text == "a")
+  }
+
+  @Test func saveWithoutARootFolderAnswers422() async throws {
+    let (_, server, admin) = try served()
+    defer { server.stop() }
+    #expect(try await admin.call("POST", "/__admin/mappings/save").status == 422)
+  }
+
+  // MARK: - Scenarios
+
+  @Test func listsSetsAndResetsNamedScenarios() async throws {
+    let (mock, server, admin) = try served()
+    defer { server.stop() }
+    try await admin.call(
+      "POST", "/__admin/mappings",
+      #"{"scenarioName": "cart", "requiredScenarioState": "Started", "newScenarioState": "full", "request": {"url": "/add"}, "response": {"status": 200}}"#
+    )
+    let listed = try await admin.call("GET", "/__admin/scenarios")
+    let cart = try #require((listed.json?["scenarios"] as? [[String: Any]])?.first)
+    #expect(cart["name"] as? String == "cart")
+    #expect(cart["state"] as? String == "Started")
+    #expect(cart["possibleStates"] as? [String] == ["Started", "full"])
+    #expect(try await admin.call("GET", "/add").status == 200)
+    #expect(mock.scenarioState(of: "cart") == "full")
+    #expect(try await admin.call("POST", "/__admin/scenarios/reset").status == 200)
+    #expect(mock.scenarioState(of: "cart") == "Started")
+    let set = try await admin.call("PUT", "/__admin/scenarios/cart/state", #"{"state": "full"}"#)
+    #expect(set.status == 200)
+    #expect(mock.scenarioState(of: "cart") == "full")
+    #expect(
+      try await admin.call("PUT", "/__admin/scenarios/nope/state", #"{"state": "x"}"#).status == 404
+    )
+    #expect(try await admin.call("PUT", "/__admin/scenarios/cart/state", "{}").status == 422)
+  }
+
   // MARK: - Shutdown
 
   @Test func shutdownAnswersThenRunsTheHook() async throws {

@@ -13,6 +13,8 @@ final class AdminMappings: @unchecked Sendable {
   struct Installed {
     var mapping: WireMockMapping
     var stubs: [Stub]
+    /// Whether it is one the server started with, unchanged: its file already holds it.
+    var fromRoot = false
   }
 
   private let mock: URLSessionMock
@@ -33,8 +35,13 @@ final class AdminMappings: @unchecked Sendable {
   func start(with mappings: [WireMockMapping]) {
     lock.withLock {
       started = mappings
-      for mapping in mappings { installed.append(install(mapping)) }
+      for mapping in mappings { installed.append(install(mapping, fromRoot: true)) }
     }
+  }
+
+  /// The mappings that no file of the root holds yet: added or changed since the start.
+  var unsaved: [WireMockMapping] {
+    lock.withLock { installed.filter { !$0.fromRoot }.map(\.mapping) }
   }
 
   /// Every mapping, newest first (as WireMock lists them).
@@ -86,14 +93,14 @@ final class AdminMappings: @unchecked Sendable {
   func reset() {
     lock.withLock {
       installed.forEach(uninstall)
-      installed = started.map(install)
+      installed = started.map { install($0, fromRoot: true) }
     }
   }
 
-  private func install(_ mapping: WireMockMapping) -> Installed {
+  private func install(_ mapping: WireMockMapping, fromRoot: Bool = false) -> Installed {
     var bundle = MockBundle()
     bundle.append(mapping.entry)
-    return Installed(mapping: mapping, stubs: mock.load(bundle))
+    return Installed(mapping: mapping, stubs: mock.load(bundle), fromRoot: fromRoot)
   }
 
   private func uninstall(_ installed: Installed) {
@@ -211,8 +218,10 @@ extension AdminAPI {
     }
   }
 
-  /// Writes every mapping to `mappings/` of the root folder, one file a mapping named by its
-  /// id, as WireMock does; nothing else there is touched.
+  /// Writes the mappings added or changed through the API to `mappings/` of the root folder,
+  /// one file a mapping named by its name and id, as WireMock does; the root's own mappings
+  /// are in their files already, and no other file is touched (a root mapping changed through
+  /// the API is written to a new file, beside its old one).
   private func saveMappings() -> Reply {
     guard let root = settings.rootDirectory else {
       return Reply(
@@ -225,7 +234,7 @@ extension AdminAPI {
     return Self.replying {
       let folder = root.appendingPathComponent("mappings", isDirectory: true)
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      for mapping in mappings.all {
+      for mapping in mappings.unsaved {
         let name =
           (mapping.name.map(Self.fileName).map { $0 + "-" } ?? "")
           + mapping.id.uuidString.lowercased() + ".json"

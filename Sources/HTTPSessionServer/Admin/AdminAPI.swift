@@ -232,11 +232,21 @@ final class AdminAPI: @unchecked Sendable {
     }
   }
 
-  /// 422 with the error's text, as WireMock answers a body it cannot read.
+  /// 422 with the error's text, as WireMock answers a body it cannot read, and for a bundle
+  /// error with a path into the body, that path as a JSON pointer (`request.urll` is
+  /// `/request/urll`), as WireMock names the field.
   static func invalid(_ error: any Error) -> Reply {
-    Reply(
+    var pointer: String?
+    if let error = error as? MockBundleError, !error.path.isEmpty {
+      let steps = error.path.replacingOccurrences(of: "[", with: ".")
+        .replacingOccurrences(of: "]", with: "").split(separator: ".")
+      pointer = "/" + steps.joined(separator: "/")
+    }
+    return Reply(
       422,
-      AdminJSON.errors(code: 10, title: "Error parsing JSON", detail: String(describing: error)))
+      AdminJSON.errors(
+        code: 10, title: "Error parsing JSON", detail: String(describing: error),
+        pointer: pointer))
   }
 
   // MARK: - Waiting
