@@ -28,10 +28,12 @@ import Testing
     .enabled(
       if: PythonAdminClient.unavailableReason == nil,
       "\(PythonAdminClient.unavailableReason ?? "")"))
-  func wireMocksPythonClientDrivesOurAdminAPI() throws {
+  func wireMocksPythonClientDrivesOurAdminAPI() async throws {
     let (mock, server) = try ours()
     defer { server.stop() }
-    #expect(try PythonAdminClient.run(against: server.baseURL) == Self.expected)
+    let base = server.baseURL
+    let read = try await PythonAdminClient.offThePool { try PythonAdminClient.run(against: base) }
+    #expect(read == Self.expected)
     // The client's admin calls never reached the mock; its requests to the stubs did (the
     // journal was reset after the first four).
     #expect(mock.requests.isEmpty)
@@ -41,17 +43,21 @@ import Testing
     .enabled(
       if: PythonAdminClient.unavailableReason == nil && RealWireMock.isAvailable,
       "\(PythonAdminClient.unavailableReason ?? RealWireMock.unavailableReason ?? "")"))
-  func theRealWireMockAndOursAnswerTheClientAlike() throws {
+  func theRealWireMockAndOursAnswerTheClientAlike() async throws {
     let root = try TemporaryFolder("wiremock-root")
     try FileManager.default.createDirectory(
       at: root.appendingPathComponent("mappings", isDirectory: true),
       withIntermediateDirectories: true)
-    let wireMock = try RealWireMock(rootDirectory: root.url)
-    defer { wireMock.stop() }
-    let theirs = try PythonAdminClient.run(against: wireMock.baseURL)
+    let folder = root.url
+    let theirs = try await PythonAdminClient.offThePool {
+      let wireMock = try RealWireMock(rootDirectory: folder)
+      defer { wireMock.stop() }
+      return try PythonAdminClient.run(against: wireMock.baseURL)
+    }
     let (_, server) = try ours()
     defer { server.stop() }
-    let mine = try PythonAdminClient.run(against: server.baseURL)
+    let base = server.baseURL
+    let mine = try await PythonAdminClient.offThePool { try PythonAdminClient.run(against: base) }
     #expect(mine == theirs)
     #expect(theirs == Self.expected)
   }

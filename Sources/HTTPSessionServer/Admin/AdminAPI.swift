@@ -81,11 +81,17 @@ final class AdminAPI: @unchecked Sendable {
   func answer(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
     let call = AdminCall(request)
     if call.method == "POST", call.segments == ["requests", "wait"] {
-      let task = Task { [self] in
-        let reply = await waitReply(call)
+      switch startWait(call) {
+      case .answer(let reply):
         deliver(reply, for: request, to: sink)
+        return {}
+      case .wait(let wait):
+        let task = Task { [self] in
+          guard let reply = await waitReply(wait) else { return }
+          deliver(reply, for: request, to: sink)
+        }
+        return { task.cancel() }
       }
-      return { task.cancel() }
     }
     deliver(reply(to: call), for: request, to: sink)
     if call.method == "POST", call.segments == ["shutdown"] { shutDown() }
@@ -251,11 +257,26 @@ final class AdminAPI: @unchecked Sendable {
 
   // MARK: - Waiting
 
+  /// What a wait's body leads to: an answer at once, or a wait.
+  enum WaitStart {
+    case answer(Reply)
+    case wait(Wait)
+  }
+
+  /// A wait the body asked for: what to count, how many, until when.
+  struct Wait {
+    let matcher: RequestMatcher
+    let count: Int
+    let milliseconds: Int
+    let deadline: ContinuousClock.Instant
+  }
+
   /// `POST /__admin/requests/wait` with `{"pattern": {...}, "count": N, "timeoutMs": T}`:
   /// 200 with the matching requests once `N` (default 1) are in the journal, 408 when `T`
-  /// milliseconds (default 10 000) of real time pass first. Woken by each request the mock
-  /// settles (the count `waitForRequests` waits on), never by polling.
-  func waitReply(_ call: AdminCall) async -> Reply {
+  /// milliseconds (default 10 000) of real time pass first. Decided here, on the connection's
+  /// thread, when the body is wrong or the journal already tells (so that no task is needed);
+  /// otherwise the wait is returned, for ``waitReply(_:)``.
+  func startWait(_ call: AdminCall) -> WaitStart {
     let object: [String: Any]
     do {
       guard
@@ -264,16 +285,17 @@ final class AdminAPI: @unchecked Sendable {
       else { throw AdminCall.BodyError("the body must be a JSON object") }
       object = parsed
     } catch {
-      return Self.invalid(error)
+      return .answer(Self.invalid(error))
     }
     let count = (object["count"] as? NSNumber)?.intValue ?? 1
     let milliseconds = (object["timeoutMs"] as? NSNumber)?.intValue ?? 10_000
     guard count >= 0, milliseconds >= 0 else {
-      return Reply(
-        422,
-        AdminJSON.errors(
-          code: 10, title: "Invalid wait", detail: "count and timeoutMs must be 0 or more.",
-          pointer: count < 0 ? "/count" : "/timeoutMs"))
+      return .answer(
+        Reply(
+          422,
+          AdminJSON.errors(
+            code: 10, title: "Invalid wait", detail: "count and timeoutMs must be 0 or more.",
+            pointer: count < 0 ? "/count" : "/timeoutMs")))
     }
     let matcher: RequestMatcher
     do {
@@ -281,39 +303,50 @@ final class AdminAPI: @unchecked Sendable {
       let data = try JSONSerialization.data(withJSONObject: pattern, options: [])
       matcher = try RequestMatcher.wireMockPattern(json: data, source: call.source + " pattern")
     } catch {
-      return Self.invalid(error)
+      return .answer(Self.invalid(error))
     }
-    let clock = ContinuousClock()
-    let deadline = clock.now + .milliseconds(milliseconds)
+    let wait = Wait(
+      matcher: matcher, count: count, milliseconds: milliseconds,
+      deadline: ContinuousClock.now + .milliseconds(milliseconds))
+    let found = mock.requests(matching: matcher)
+    if found.count >= count { return .answer(arrived(found)) }
+    if milliseconds == 0 { return .answer(timedOut(wait, found: found.count)) }
+    return .wait(wait)
+  }
+
+  /// Waits, woken by each request the mock settles (the count `waitForRequests` waits on),
+  /// never by polling, until the wait is met or its time is up; `nil` when cancelled (the
+  /// client went away, and nobody reads the answer).
+  func waitReply(_ wait: Wait) async -> Reply? {
     while true {
       // Read before the journal: a request that settles after this read wakes the wait below.
       let settled = mock.settledRequestCount
-      let found = mock.requests(matching: matcher)
-      if found.count >= count {
-        return Reply(200, ["count": found.count, "requests": loggedRequests(found)])
-      }
-      let left = deadline - clock.now
-      var timedOut = left <= .zero
-      if !timedOut {
-        do {
-          try await mock.waitUntilSettled(count: settled + 1, timeout: left)
-        } catch is WaitTimeoutError {
-          timedOut = true
-        } catch {
-          // Cancelled: the client went away, and nobody reads this answer.
-          return Reply(499, [String: Any]())
-        }
-      }
-      if timedOut {
-        return Reply(
-          408,
-          AdminJSON.errors(
-            code: 408,
-            title:
-              "Expected \(count) request(s) matching \(matcher), but \(found.count) arrived "
-              + "within \(milliseconds) ms."))
+      let found = mock.requests(matching: wait.matcher)
+      if found.count >= wait.count { return arrived(found) }
+      let left = wait.deadline - ContinuousClock.now
+      guard left > .zero else { return timedOut(wait, found: found.count) }
+      do {
+        try await mock.waitUntilSettled(count: settled + 1, timeout: left)
+      } catch is WaitTimeoutError {
+        return timedOut(wait, found: mock.requests(matching: wait.matcher).count)
+      } catch {
+        return nil
       }
     }
+  }
+
+  private func arrived(_ found: [URLRequest]) -> Reply {
+    Reply(200, ["count": found.count, "requests": loggedRequests(found)])
+  }
+
+  private func timedOut(_ wait: Wait, found: Int) -> Reply {
+    Reply(
+      408,
+      AdminJSON.errors(
+        code: 408,
+        title:
+          "Expected \(wait.count) request(s) matching \(wait.matcher), but \(found) arrived "
+          + "within \(wait.milliseconds) ms."))
   }
 }
 

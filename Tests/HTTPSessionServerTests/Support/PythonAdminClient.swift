@@ -1,6 +1,5 @@
 import Foundation
 import TestSupport
-import Testing
 
 /// WireMock's own admin client, the PyPI package `wiremock` 2.7.0 (which ships beside the real
 /// WireMock's jar: `Tests/fetch-wiremock` fetches both), run by `python3` against a server.
@@ -34,16 +33,34 @@ enum PythonAdminClient {
   /// Runs the script that drives the admin API of the server at `base` through the client:
   /// it adds a mapping, sends requests, counts, finds and lists them, reads, replaces and
   /// removes the mapping, resets the journal and the scenarios, and removes every mapping.
-  /// Returns what the client read, as the script printed it (one JSON object).
+  /// Returns what the client read, as the script printed it (one JSON object), or throws
+  /// with what it wrote to standard error when it failed.
   static func run(against base: URL) throws -> String {
-    let python = try #require(python)
-    let path = try #require(RealWireMock.pythonPath)
+    guard let python, let path = RealWireMock.pythonPath else {
+      throw ClientError(description: unavailableReason ?? "the client is unavailable")
+    }
     let child = try ChildProcess(
       python, ["-c", script, base.absoluteString], environment: environment(path))
     defer { child.stop() }
-    let status = child.waitForExit(timeout: 120)
-    #expect(status == 0, "the client failed: \(child.errorText)")
+    guard child.waitForExit(timeout: 120) == 0 else {
+      throw ClientError(description: "the client failed: \(child.errorText)")
+    }
     return child.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  struct ClientError: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  /// Runs `body` on a thread of its own and returns what it returns: the waits on a child
+  /// process block, and must not hold one of the few threads of Swift's cooperative pool that
+  /// the server's waits and the other tests run on.
+  static func offThePool<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result)
+    async throws -> Result
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+    }
   }
 
   static let script = #"""
