@@ -4,8 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-// The bundle readers: our bundle.json (version 1) and MockingBird's Mock-Bundle format, from
-// arbitrary bytes.
+// The bundle readers: our bundle.json (version 1), MockingBird's Mock-Bundle format and
+// WireMock's mappings, from arbitrary bytes.
 //
 // Input: one document. Both readers get it, with a folder that holds two body files (so that
 // `file` references resolve, and escaping ones are refused). Checked: no crash and no partial
@@ -45,7 +45,66 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     checkRoundTrip(bundle, "MockingBird's format")
     route(bundle)
   }
+  checkWireMock(data)
   return 0
+}
+
+/// WireMock's format: the document as one mapping or a `{"mappings": [...]}` list, with the
+/// fixture folder as `__files`. A mapping reads or throws a well-formed error; what it read
+/// writes back as WireMock JSON that reads again and then writes the same bytes; it routes
+/// through a mock; its metadata can be matched; a request pattern reads or throws likewise.
+func checkWireMock(_ data: Data) {
+  let files = BundleFiles(folder: fixtureFolder, source: "in")
+  var mappings: [WireMockMapping] = []
+  do {
+    mappings = try WireMockFormat.mappings(in: data, source: "in", name: "in", files: files)
+  } catch {
+    _ = read({ throw error })
+  }
+  for mapping in mappings {
+    var first = WireMockFormat.Writer(intoFolder: false)
+    guard let written = try? first.mapping(mapping, index: 0) else {
+      // Only what code builds is unstorable, and a scenario chain needs a bundle; a mapping read
+      // from a file is neither.
+      check(false, "a mapping read from a file cannot be written back")
+      continue
+    }
+    let bytes = JSONWriter.pretty(written)
+    guard
+      let again = read({
+        MockBundle(
+          entries: try WireMockFormat.mappings(
+            in: bytes, source: "in", name: "in", files: files
+          ).map(\.entry), firstMatchWins: false)
+      }), let entry = again.entries.first, again.count == 1
+    else {
+      check(
+        false, "a written mapping does not read back: \(String(decoding: bytes, as: UTF8.self))")
+      continue
+    }
+    var second = WireMockFormat.Writer(intoFolder: false)
+    let rewritten = try? second.mapping(
+      WireMockMapping(id: mapping.id, name: mapping.name, entry: entry, metadata: mapping.metadata),
+      index: 0)
+    check(rewritten.map(JSONWriter.pretty) == bytes, "writing a mapping again gives other bytes")
+    _ = try? mapping.metadataMatches(
+      pattern: Data(#"{"matchesJsonPath": "$.a"}"#.utf8), source: "in")
+  }
+  let bundle = MockBundle(entries: mappings.map(\.entry), firstMatchWins: false)
+  // Answers on the clock (delays, dribbles) do not arrive inside resume(); route the rest.
+  let immediate = bundle.entries.allSatisfy { entry in
+    entry.responses.allSatisfy { $0.isImmediate && $0.dribble == nil }
+  }
+  if immediate { route(bundle) }
+  do {
+    let matcher = try RequestMatcher.wireMockPattern(json: data, source: "in")
+    _ = matcher.matches(makeRequest("http://a.test/x?y=1"))
+    _ = matcher.description
+  } catch let error as MockBundleError {
+    _ = read({ throw error })
+  } catch {
+    check(false, "wireMockPattern threw something other than a MockBundleError: \(error)")
+  }
 }
 
 /// The bundle `body` reads, or `nil` when it throws; a throw must be a well-formed

@@ -117,6 +117,11 @@ enum BundleFormat {
         members["invalid"] = .string(message)
       }
       if let delay = response.delay { members["delay"] = .string(DurationCoding.encode(delay)) }
+      if let distribution = response.delayDistribution {
+        throw unstorable(
+          "its random delay (\(distribution)) has no form in this file format; write the bundle "
+            + "with write(to:format: .wireMock)")
+      }
       if let dribble = response.dribble {
         members["dribble"] = .object([
           "chunks": .integer(Int64(dribble.chunks)),

@@ -440,6 +440,47 @@ struct JSONCursor {
   }
 }
 
+extension JSONCursor {
+  /// The value as compact JSON in the document's own order, numbers as written: how WireMock
+  /// (Jackson) writes a mapping's `jsonBody` back out.
+  func compactText() throws(MockBundleError) -> Data {
+    var out = ""
+    try Self.write(node, into: &out, at: self)
+    return Data(out.utf8)
+  }
+
+  private static func write(_ node: JSONNode, into out: inout String, at cursor: JSONCursor)
+    throws(MockBundleError)
+  {
+    switch node {
+    case .null: out += "null"
+    case .bool(let flag): out += flag ? "true" : "false"
+    case .number(let literal): out += literal
+    case .string(let text): JSONWriter.quote(text, into: &out)
+    case .array(let values):
+      out += "["
+      for (index, value) in values.enumerated() {
+        if index > 0 { out += "," }
+        try write(value, into: &out, at: cursor)
+      }
+      out += "]"
+    case .object:
+      out += "{"
+      for (index, member) in try JSONCursor(node, path: cursor.path, text: cursor.text).members()
+        .enumerated()
+      {
+        if index > 0 { out += "," }
+        JSONWriter.quote(member.key, into: &out)
+        out += ":"
+        try write(member.value, into: &out, at: cursor.member(member.key, member.value))
+      }
+      out += "}"
+    case .unreadable:
+      throw JSONCursor(node, path: cursor.path, text: cursor.text).expected("JSON")
+    }
+  }
+}
+
 /// What a document is at its top level, found without parsing it all: HAR files run to
 /// megabytes and are parsed once, by their own reader.
 enum JSONShape: Equatable {

@@ -11,7 +11,7 @@ enum MatcherCoding {
   /// The members of a condition object, in the order their conditions are listed when read.
   static let order = [
     "any", "method", "url", "exactURL", "regex", "query", "headers", "body", "jsonBody",
-    "mockingBird", "or", "not", "invalid",
+    "mockingBird", "value", "or", "not", "invalid",
   ]
 
   static func encode(
@@ -105,9 +105,17 @@ enum MatcherCoding {
         "its matcher RequestMatcher(\"\(description)\") { ... } runs a closure; build it from the "
           + "matcher factories (.get, .url, .regex, .query, .header, .body, .jsonBody, &&, ||, !)")
     case .value(let target, let pattern):
-      throw unstorable(
-        "its matcher \(target.name) \(pattern) has no form in this file format; write the bundle "
-          + "with write(to:format: .wireMock)")
+      // The target, and the pattern in WireMock's form.
+      var members: [String: JSONValue] = [
+        "pattern": WireMockFormat.Writer.pattern(pattern)
+      ]
+      switch target {
+      case .header(let name): members["header"] = .string(name)
+      case .query(let name): members["query"] = .string(name)
+      case .cookie(let name): members["cookie"] = .string(name)
+      case .body: members["body"] = .bool(true)
+      }
+      return ("value", .object(members))
     case .condition(let condition):
       throw unstorable(
         "its matcher \(condition) is a rule of another file format, which this one cannot hold")
@@ -199,6 +207,22 @@ enum MatcherCoding {
               method: try member.required("method", "an HTTP method").string(),
               url: try member.required("url", "://host[:port]/path").string(),
               parameters: parameters)))
+      case "value":
+        try member.rejectUnknownMembers(["header", "query", "cookie", "body", "pattern"])
+        let pattern = try WireMockFormat.pattern(try member.required("pattern", "a value pattern"))
+        let target: ValueTarget
+        if let name = try member.optional("header") {
+          target = .header(try name.string())
+        } else if let name = try member.optional("query") {
+          target = .query(try name.string())
+        } else if let name = try member.optional("cookie") {
+          target = .cookie(try name.string())
+        } else if try member.optional("body")?.bool() == true {
+          target = .body
+        } else {
+          throw member.fail("expected a member \"header\", \"query\", \"cookie\" or \"body\"")
+        }
+        nodes.append(.value(target, pattern))
       case "or":
         let sides = try member.elements()
         guard sides.count == 2 else { throw member.expected("a list of two matchers") }

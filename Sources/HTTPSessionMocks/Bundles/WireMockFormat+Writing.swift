@@ -263,6 +263,7 @@ extension WireMockFormat {
           ? .object(["equalTo": .string(value), "caseInsensitive": .bool(true)])
           : .object(["equalTo": .string(value)])
       case .contains(let text): return .object(["contains": .string(text)])
+      case .doesNotContain(let text): return .object(["doesNotContain": .string(text)])
       case .matches(let source, _): return .object(["matches": .string(source)])
       case .doesNotMatch(let source, _): return .object(["doesNotMatch": .string(source)])
       case .absent: return .object(["absent": .bool(true)])
@@ -339,7 +340,13 @@ extension WireMockFormat {
       switch response.content {
       case .http(let body, let status, let headers):
         members["status"] = .integer(Int64(status))
-        if !headers.isEmpty { members["headers"] = .object(headers.mapValues { .string($0) }) }
+        if !headers.isEmpty {
+          var fields: [String: JSONValue] = headers.mapValues { .string($0) }
+          for (name, values) in response.storage.headerValues {
+            fields[name] = .array(values.map { .string($0) })
+          }
+          members["headers"] = .object(fields)
+        }
         switch body {
         case .empty: break
         case .text(let text): members["body"] = .string(text)
@@ -358,27 +365,62 @@ extension WireMockFormat {
           }
         }
       case .error(let error):
-        throw fail(
-          "its error \(error) is not one of WireMock's faults (CONNECTION_RESET_BY_PEER, "
-            + "EMPTY_RESPONSE, MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE)")
+        if let fault = StubResponse.Fault(error) {
+          members["fault"] = .string(fault.rawValue)
+        } else if (error as? URLError)?.code == .networkConnectionLost {
+          members["fault"] = .string(StubResponse.Fault.connectionResetByPeer.rawValue)
+        } else {
+          throw fail(
+            "its error \(error) is not one of WireMock's faults (CONNECTION_RESET_BY_PEER, "
+              + "EMPTY_RESPONSE, MALFORMED_RESPONSE_CHUNK, RANDOM_DATA_THEN_CLOSE)")
+        }
       case .raw:
         throw fail("it is given as is (StubResponse(data:response:error:))")
       case .invalid(let message):
         throw fail("its response is malformed: \(message)")
       }
       if let delay = response.delay {
-        let (seconds, attoseconds) = delay.components
-        members["fixedDelayMilliseconds"] = .integer(
-          seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        members["fixedDelayMilliseconds"] = .integer(Self.milliseconds(delay))
+      }
+      if let distribution = response.delayDistribution {
+        switch distribution.kind {
+        case .uniform(let lower, let upper):
+          members["delayDistribution"] = .object([
+            "type": .string("uniform"), "lower": .integer(Int64(lower)),
+            "upper": .integer(Int64(upper)),
+          ])
+        case .logNormal(let median, let sigma, let maximum):
+          var object: [String: JSONValue] = [
+            "type": .string("lognormal"), "median": .double(median), "sigma": .double(sigma),
+          ]
+          if let maximum { object["maxValue"] = .double(maximum) }
+          members["delayDistribution"] = .object(object)
+        }
+        // WireMock has no seed and refuses the member: written only when it is not the
+        // default, 0.
+        if distribution.seed != 0, case .object(var object)? = members["delayDistribution"] {
+          object["seed"] = .integer(Int64(bitPattern: distribution.seed))
+          members["delayDistribution"] = .object(object)
+        }
       }
       if let dribble = response.dribble {
-        let (seconds, attoseconds) = dribble.duration.components
         members["chunkedDribbleDelay"] = .object([
           "numberOfChunks": .integer(Int64(dribble.chunks)),
-          "totalDuration": .integer(seconds * 1000 + attoseconds / 1_000_000_000_000_000),
+          "totalDuration": .integer(Self.milliseconds(dribble.duration)),
         ])
       }
       return .object(members)
+    }
+
+    /// A duration in whole milliseconds, clamped to what a JSON integer of ours holds.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+      let (seconds, attoseconds) = duration.components
+      let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+      if overflow { return seconds < 0 ? .min : .max }
+      let (total, overflowAgain) = whole.addingReportingOverflow(
+        attoseconds / 1_000_000_000_000_000)
+      if overflowAgain { return seconds < 0 ? .min : .max }
+      return total
     }
 
     /// A body of bytes: `body` when it is text, else `base64Body`, or (into a folder) a file

@@ -120,7 +120,6 @@ enum WireMockFormat {
     "before": "date-time matching (before) is not supported",
     "after": "date-time matching (after) is not supported",
     "equalToDateTime": "date-time matching (equalToDateTime) is not supported",
-    "doesNotContain": "doesNotContain is not a pattern of WireMock 2.35",
   ]
 
   // MARK: - Finding the mappings
@@ -241,14 +240,12 @@ enum WireMockFormat {
       if priority ?? 0 < 1 { throw given.expected("a priority of 1 or more") }
     }
     let scenario = try cursor.optionalString("scenarioName")
-    let required = try cursor.optionalString("requiredScenarioState")
-    let next = try cursor.optionalString("newScenarioState")
-    if scenario == nil,
-      let member = try cursor.optional(
-        required != nil ? "requiredScenarioState" : "newScenarioState"),
-      required != nil || next != nil
-    {
-      throw member.fail("a scenario state needs \"scenarioName\"")
+    // Without a scenario name WireMock ignores the states (measured on 2.35.1): so does this.
+    let required = scenario == nil ? nil : try cursor.optionalString("requiredScenarioState")
+    let next = scenario == nil ? nil : try cursor.optionalString("newScenarioState")
+    if scenario == nil {
+      _ = try cursor.optionalString("requiredScenarioState")
+      _ = try cursor.optionalString("newScenarioState")
     }
     var metadata: JSONValue?
     if let given = try cursor.optional("metadata"), !given.isNull {
@@ -375,14 +372,14 @@ enum WireMockFormat {
     try rejectUnknown(cursor, patternMembers, what: "a value pattern")
     let keys = Set(try cursor.keys())
     let operators = [
-      "equalTo", "contains", "matches", "doesNotMatch", "absent", "equalToJson",
+      "equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "absent", "equalToJson",
       "matchesJsonPath", "and", "or",
     ].filter { keys.contains($0) }
     guard operators.count == 1, let key = operators.first else {
       if operators.isEmpty {
         throw cursor.fail(
           "expected a value pattern: one of equalTo, contains, matches, doesNotMatch, absent, "
-            + "equalToJson, matchesJsonPath, and, or")
+            + "equalToJson, matchesJsonPath, and, or, doesNotContain")
       }
       throw cursor.fail("has several patterns (\(operators.joined(separator: ", "))); give one")
     }
@@ -402,6 +399,9 @@ enum WireMockFormat {
     case "contains":
       try allow([])
       return .contains(try member.string())
+    case "doesNotContain":
+      try allow([])
+      return .doesNotContain(try member.string())
     case "matches", "doesNotMatch":
       try allow([])
       let source = try member.string()
@@ -467,6 +467,44 @@ enum WireMockFormat {
     }
   }
 
+  /// A `delayDistribution`: `{"type": "uniform", "lower": 20, "upper": 80}` or
+  /// `{"type": "lognormal", "median": 80, "sigma": 0.4}` (milliseconds), with an optional
+  /// `"seed"` (this package's: the delays repeat from run to run, 0 when none is given).
+  static func distribution(_ cursor: JSONCursor) throws(MockBundleError) -> DelayDistribution {
+    let type = try cursor.required("type", "uniform or lognormal").string()
+    func milliseconds(_ key: String) throws(MockBundleError) -> Duration {
+      let member = try cursor.required(key, "milliseconds")
+      guard let value = member.finiteNumber, value >= 0, value < 1e12 else {
+        throw member.expected("a number of milliseconds, 0 or more")
+      }
+      return .microseconds(Int64(value * 1000))
+    }
+    var seed: UInt64 = 0
+    if let given = try cursor.optional("seed") {
+      guard let value = UInt64(exactly: try given.integer()) else {
+        throw given.expected("a seed, 0 or more")
+      }
+      seed = value
+    }
+    switch type {
+    case "uniform":
+      try cursor.rejectUnknownMembers(["type", "lower", "upper", "seed"])
+      return .uniform(
+        lower: try milliseconds("lower"), upper: try milliseconds("upper"), seed: seed)
+    case "lognormal":
+      try cursor.rejectUnknownMembers(["type", "median", "sigma", "maxValue", "seed"])
+      let sigma = try cursor.required("sigma", "a number")
+      guard let value = sigma.finiteNumber, value >= 0 else {
+        throw sigma.expected("a number, 0 or more")
+      }
+      let maximum: Duration? = try cursor.has("maxValue") ? try milliseconds("maxValue") : nil
+      return .logNormal(
+        median: try milliseconds("median"), sigma: value, maximum: maximum, seed: seed)
+    default:
+      throw try cursor.required("type", "").expected("uniform or lognormal")
+    }
+  }
+
   // MARK: - Reading a response
 
   static func response(_ cursor: JSONCursor, files: BundleFiles) throws(MockBundleError)
@@ -483,13 +521,14 @@ enum WireMockFormat {
     }
     _ = try cursor.optionalString("statusMessage")
     var headers: [String: String] = [:]
+    var multiple: [(String, [String])] = []
     if let given = try cursor.optional("headers") {
       for member in try given.members() {
         let value = given.member(member.key, member.value)
         if case .array = value.node {
           var values: [String] = []
           for element in try value.elements() { values.append(try element.string()) }
-          headers[member.key] = values.joined(separator: ", ")
+          multiple.append((member.key, values))
         } else {
           headers[member.key] = try value.string()
         }
@@ -503,7 +542,8 @@ enum WireMockFormat {
     if let given = try cursor.optional("body") {
       body = .text(try given.string())
     } else if let given = try cursor.optional("jsonBody") {
-      body = .json(JSONWriter.compact(try given.json()))
+      _ = try given.json()  // every number representable, every string text
+      body = .json(try given.compactText())
     } else if let given = try cursor.optional("base64Body") {
       guard let data = Data(base64Encoded: try given.string()) else {
         throw given.expected("base64 text")
@@ -514,7 +554,19 @@ enum WireMockFormat {
       body = .stored(path: path, data: try files.read(path, at: given))
     }
     var response = StubResponse(.http(body, status: status, headers: headers))
-    for key in ["fault", "delayDistribution", "proxyBaseUrl", "additionalProxyRequestHeaders"]
+    for (name, values) in multiple { response = response.header(name, values: values) }
+    if let given = try cursor.optional("fault"), !given.isNull {
+      let name = try given.string()
+      guard let fault = StubResponse.Fault(rawValue: name) else {
+        throw given.expected(
+          "a fault: " + StubResponse.Fault.allCases.map(\.rawValue).joined(separator: ", "))
+      }
+      response = .fault(fault)
+    }
+    if let given = try cursor.optional("delayDistribution"), !given.isNull {
+      response = response.delayed(by: try distribution(given))
+    }
+    for key in ["proxyBaseUrl", "additionalProxyRequestHeaders"]
     where keys.contains(key) {
       throw try cursor.required(key, "").fail("\(key) is not supported yet", kind: .unsupported)
     }

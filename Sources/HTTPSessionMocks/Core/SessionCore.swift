@@ -217,7 +217,7 @@ final class SessionCore: Sendable {
     }
     let index = claim.responseIndex(among: responses.count)
     let response = responses[index]
-    guard response.delay.map({ $0 <= .zero }) ?? true, response.dribble == nil,
+    guard response.isImmediate, response.dribble == nil,
       !(response.isRedirect && task.door.followsRedirects)
     else { return nil }
     // The same answer for every request: no need to read the request's URL and method.
@@ -269,7 +269,7 @@ final class SessionCore: Sendable {
       case .answer(let built):
         answer = built
       }
-      delay += response.delay ?? .zero
+      delay += response.delay(forCall: claim.callNumber)
       // A redirect the door follows is one more request, recorded and routed like any other.
       if response.isRedirect, task.door.followsRedirects,
         let next = Redirect.request(following: answer, to: request)

@@ -383,7 +383,7 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
         offset += 1
       }
       if digits.isEmpty { return nil }
-      guard let value = Int(digits), abs(value) < 1 << 31 else {
+      guard let value = Int(digits), value > -(1 << 31), value < 1 << 31 else {
         throw fail("expected an index, got \(digits)")
       }
       return value

@@ -12,9 +12,9 @@ import Foundation
 /// mock.verify(.get("/me") && .header("X-Debug", .absent), called: .once)
 /// ```
 ///
-/// A value the request lacks (a header it does not send) matches only ``absent`` and
-/// ``doesNotMatch(_:)``, as in WireMock. A value sent several times (`?tag=a&tag=b`) matches
-/// when one of them does. ``matches(_:)`` and ``doesNotMatch(_:)`` test the whole value, like
+/// A value the request lacks (a header it does not send) matches only ``absent``,
+/// ``doesNotMatch(_:)`` and ``doesNotContain(_:)``, as in WireMock. A value sent several times (`?tag=a&tag=b`) matches
+/// when one of them does. ``matches(_:)-type.method`` and ``doesNotMatch(_:)`` test the whole value, like
 /// Java's `String.matches`. A pattern that is malformed (a regular expression that does not
 /// compile, JSON that does not parse, a JSONPath outside the subset) never matches, and the
 /// double reports it where it is used, as ``RequestMatcher/problems`` lists it.
@@ -22,6 +22,7 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
   indirect enum Rule: Sendable {
     case equalTo(String, caseInsensitive: Bool)
     case contains(String)
+    case doesNotContain(String)
     case matches(String, NSRegularExpression)
     case doesNotMatch(String, NSRegularExpression)
     case absent
@@ -46,6 +47,11 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
   /// The value contains `text`.
   public static func contains(_ text: String) -> ValuePattern {
     ValuePattern(.contains(text))
+  }
+
+  /// The value is missing, or does not contain `text`.
+  public static func doesNotContain(_ text: String) -> ValuePattern {
+    ValuePattern(.doesNotContain(text))
   }
 
   /// The whole value matches the regular expression `regex`.
@@ -150,6 +156,9 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
   func test(_ value: String?) -> Bool {
     switch rule {
     case .absent: return value == nil
+    case .doesNotContain(let text):
+      guard let value else { return true }
+      return !value.contains(text)
     case .doesNotMatch(_, let regex):
       guard let value else { return true }
       return !Self.wholeMatch(regex, value)
@@ -218,6 +227,7 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
     case .equalTo(let value, let caseInsensitive):
       return "equalTo\(caseInsensitive ? " (any case)" : "") \(JSONValue.string(value))"
     case .contains(let text): return "contains \(JSONValue.string(text))"
+    case .doesNotContain(let text): return "doesNotContain \(JSONValue.string(text))"
     case .matches(let source, _): return "matches /\(source)/"
     case .doesNotMatch(let source, _): return "doesNotMatch /\(source)/"
     case .absent: return "absent"
@@ -239,7 +249,8 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
   public static func == (lhs: ValuePattern, rhs: ValuePattern) -> Bool {
     switch (lhs.rule, rhs.rule) {
     case (.equalTo(let a, let x), .equalTo(let b, let y)): return a == b && x == y
-    case (.contains(let a), .contains(let b)): return a == b
+    case (.contains(let a), .contains(let b)), (.doesNotContain(let a), .doesNotContain(let b)):
+      return a == b
     case (.matches(let a, _), .matches(let b, _)): return a == b
     case (.doesNotMatch(let a, _), .doesNotMatch(let b, _)): return a == b
     case (.absent, .absent): return true

@@ -96,6 +96,7 @@ extension ValuePattern.Rule {
     switch self {
     case .equalTo: return "equalTo"
     case .contains: return "contains"
+    case .doesNotContain: return "doesNotContain"
     case .matches: return "matches"
     case .doesNotMatch: return "doesNotMatch"
     case .absent: return "absent"

@@ -15,11 +15,14 @@ import Foundation
 extension StubResponse: Equatable {
   /// Whether the two responses answer the same way.
   public static func == (lhs: StubResponse, rhs: StubResponse) -> Bool {
-    guard lhs.delay == rhs.delay, lhs.dribble == rhs.dribble else { return false }
+    guard lhs.delay == rhs.delay, lhs.dribble == rhs.dribble,
+      lhs.delayDistribution == rhs.delayDistribution
+    else { return false }
     if lhs.storage === rhs.storage { return true }
     switch (lhs.content, rhs.content) {
     case (.http(let a, let statusA, let headersA), .http(let b, let statusB, let headersB)):
       return statusA == statusB && headersA == headersB
+        && lhs.storage.headerValues == rhs.storage.headerValues
         && sameBody(a, lhs.storage, b, rhs.storage)
     case (.raw(let dataA, let responseA, let errorA), .raw(let dataB, let responseB, let errorB)):
       return dataA == dataB && sameResponse(responseA, responseB) && sameError(errorA, errorB)
@@ -62,7 +65,7 @@ extension StubResponse: Equatable {
   static func sameError(_ a: (any Error)?, _ b: (any Error)?) -> Bool {
     switch (a, b) {
     case (nil, nil): return true
-    case (let x as URLError, let y as URLError): return x.code == y.code
+    case (let x as URLError, let y as URLError): return x.code == y.code && Fault(x) == Fault(y)
     case (let x?, let y?):
       let (left, right) = (x as NSError, y as NSError)
       return left.domain == right.domain && left.code == right.code

@@ -44,11 +44,24 @@ public struct StubResponse: Sendable {
 
   /// The content and its caches, in one object so that copying a response (as routing does
   /// for every request) is one retain.
-  let storage: Storage
+  private(set) var storage: Storage
   /// How long after `resume()` the answer arrives, on the mock's clock.
   public private(set) var delay: Duration?
   /// How the body is spread over time, if it is: see ``dribbled(inChunks:over:)``.
   private(set) var dribble: Dribble?
+  /// A random delay drawn for each answer, on top of ``delay``: see
+  /// ``delayed(by:)-(DelayDistribution)``.
+  public private(set) var delayDistribution: DelayDistribution?
+
+  /// Whether the answer is due at once: no delay, fixed or random.
+  var isImmediate: Bool {
+    delayDistribution == nil && (delay.map { $0 <= .zero } ?? true)
+  }
+
+  /// The delay of the stub's answer number `call`: the fixed one and the random one.
+  func delay(forCall call: Int) -> Duration {
+    (delay ?? .zero) + (delayDistribution?.delay(forCall: call) ?? .zero)
+  }
 
   /// A body sent in `chunks` pieces spaced evenly over `duration` on the mock's clock.
   struct Dribble: Sendable, Equatable {
@@ -189,10 +202,26 @@ public struct StubResponse: Sendable {
     return copy
   }
 
+  /// This answer, arriving after a random delay drawn from `distribution` for each request,
+  /// on the mock's clock (WireMock's `delayDistribution`).
+  ///
+  /// ```swift
+  /// mock.stub(.get("/search"), with: .json(results).delayed(by: .logNormal(
+  ///   median: .milliseconds(80), sigma: 0.4, seed: 7)))
+  /// ```
+  ///
+  /// The delays repeat from run to run: see ``DelayDistribution``. A fixed
+  /// ``delayed(by:)-(Duration)`` delay adds to it.
+  public func delayed(by distribution: DelayDistribution) -> StubResponse {
+    var copy = self
+    copy.delayDistribution = distribution
+    return copy
+  }
+
   /// This answer with its body sent in `chunks` pieces spaced evenly over `duration`, on the
   /// mock's clock (WireMock's chunked dribble delay).
   ///
-  /// The response head arrives at the answer's time (after any ``delayed(by:)``), then piece
+  /// The response head arrives at the answer's time (after any ``delayed(by:)-(Duration)``), then piece
   /// `i` of the body at `duration · i / chunks` after it, so the body is complete when
   /// `duration` is over. What the code under test sees depends on the door it came through:
   ///
@@ -310,8 +339,41 @@ public struct StubResponse: Sendable {
     {
       fields["Content-Length"] = String(length)
     }
-    return HTTPURLResponse(
-      url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+    guard !storage.headerValues.isEmpty else {
+      return HTTPURLResponse(
+        url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+    }
+    return MultiValueHTTPURLResponse(
+      url: url, statusCode: status, headerFields: fields, values: storage.headerValues)
+  }
+
+  /// This answer with the header `name` sent once for each of `values`, in order, as a
+  /// server sends several `Set-Cookie` headers.
+  ///
+  /// ```swift
+  /// mock.stub(.post("/login"), with: .status(204).header("Set-Cookie", values: ["a=1", "b=2"]))
+  /// ```
+  ///
+  /// The loopback server writes one header line a value. An `HTTPURLResponse` holds one value
+  /// a name, so the injected door and the URLProtocol bridge give the values joined with `, `
+  /// (as `URLSession` joins repeated headers); `HTTPCookie.cookies(withResponseHeaderFields:for:)`
+  /// reads such a `Set-Cookie` back as the separate cookies. An error answer has no headers
+  /// and is returned as it is.
+  public func header(_ name: String, values: [String]) -> StubResponse {
+    guard case .http(let body, let status, var headers) = content else { return self }
+    for key in headers.keys where key.caseInsensitiveCompare(name) == .orderedSame {
+      headers[key] = nil
+    }
+    var multiple = storage.headerValues.filter {
+      $0.key.caseInsensitiveCompare(name) != .orderedSame
+    }
+    if !values.isEmpty {
+      headers[name] = values.joined(separator: ", ")
+      if values.count > 1 { multiple[name] = values }
+    }
+    var copy = self
+    copy.storage = Storage(.http(body, status: status, headers: headers), headerValues: multiple)
+    return copy
   }
 }
 
@@ -340,8 +402,13 @@ extension StubResponse {
     /// The bytes of a body built once: at creation for text and data, at first use for a file.
     private let builtBody: Locked<Result<Data, Problem>?>
 
-    init(_ content: Content) {
+    /// The headers sent once a value, by name, for those with several values (see
+    /// `header(_:values:)`); `content` holds them joined.
+    let headerValues: [String: [String]]
+
+    init(_ content: Content, headerValues: [String: [String]] = [:]) {
       self.content = content
+      self.headerValues = headerValues
       if case .http(_, let status, let headers) = content,
         [301, 302, 303, 307, 308].contains(status)
       {

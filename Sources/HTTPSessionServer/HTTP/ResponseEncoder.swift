@@ -1,4 +1,5 @@
 import Foundation
+import HTTPSessionMocks
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -129,12 +130,28 @@ enum ResponseEncoder {
   fileprivate static func stubFields(of response: URLResponse?) -> [(String, String)] {
     var fields: [(String, String)] = []
     if let http = response as? HTTPURLResponse {
+      // Headers with several values (several `Set-Cookie`) go out one line a value.
+      let multiple = (http as? MultiValueHTTPURLResponse)?.values ?? [:]
       for (key, value) in http.allHeaderFields {
         let name = "\(key)"
         guard !managed.contains(name.lowercased()) else { continue }
-        fields.append((name, "\(value)"))
+        if let values = multiple.first(where: {
+          $0.key.caseInsensitiveCompare(name) == .orderedSame
+        })?.value {
+          for value in values { fields.append((name, value)) }
+        } else {
+          fields.append((name, "\(value)"))
+        }
       }
-      fields.sort { $0.0.lowercased() < $1.0.lowercased() }
+      if multiple.isEmpty {
+        fields.sort { $0.0.lowercased() < $1.0.lowercased() }
+      } else {
+        // Stable: the values of one header keep their order.
+        fields = fields.enumerated().sorted {
+          let (a, b) = ($0.element.0.lowercased(), $1.element.0.lowercased())
+          return a != b ? a < b : $0.offset < $1.offset
+        }.map(\.element)
+      }
     } else if let mimeType = response?.mimeType {
       fields.append(("Content-Type", mimeType))
     }

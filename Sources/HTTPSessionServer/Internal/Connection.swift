@@ -348,6 +348,22 @@ final class Connection: @unchecked Sendable {
 
   /// What a stub's `URLError` looks like on the wire (WireMock's faults).
   private func fault(for error: any Error) {
+    if let fault = StubResponse.Fault(error) {
+      switch fault {
+      case .connectionResetByPeer:
+        // Closing with a zero linger time sends a reset instead of a FIN.
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+      case .emptyResponse:
+        break
+      case .malformedResponseChunk:
+        _ = writeAll(
+          Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8) + Self.garbage)
+      case .randomDataThenClose:
+        _ = writeAll(Self.garbage)
+      }
+      return
+    }
     switch (error as? URLError)?.code {
     case .timedOut?:
       // Silent until the client gives up or the server stops.
@@ -369,6 +385,9 @@ final class Connection: @unchecked Sendable {
       break
     }
   }
+
+  /// The bytes WireMock writes for its malformed-chunk and random-data faults.
+  private static let garbage = Array("lskdu018973t09sylgasjkfg1][]'./.sdlv".utf8)
 
   // MARK: - Writing
 

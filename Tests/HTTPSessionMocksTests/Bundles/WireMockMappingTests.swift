@@ -129,4 +129,12 @@ import Testing
     let any = try RequestMatcher.wireMockPattern(json: Data("{}".utf8), source: "count")
     #expect(any.matches(routingRequest("PATCH", "http://h.test/any")))
   }
+
+  @Test func scenarioStatesWithoutAScenarioNameAreIgnoredAsWireMockIgnoresThem() throws {
+    let read = try mapping(
+      #"{"requiredScenarioState": "x", "newScenarioState": "y", "request": {"urlPath": "/rs"}, "response": {"status": 200}}"#
+    )
+    #expect(read.entry.whenState == nil)
+    #expect(route(mock(read), "GET", "http://h.test/rs").status == 200)
+  }
 }

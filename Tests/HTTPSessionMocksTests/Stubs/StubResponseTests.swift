@@ -259,3 +259,80 @@ import Testing
     }
   }
 }
+
+extension StubResponseTests {
+  // MARK: - Faults, headers with several values, random delays
+
+  @Test func eachFaultIsItsURLErrorOnTheInjectedDoor() {
+    let expected: [(StubResponse.Fault, URLError.Code)] = [
+      (.connectionResetByPeer, .networkConnectionLost), (.emptyResponse, .badServerResponse),
+      (.malformedResponseChunk, .cannotParseResponse), (.randomDataThenClose, .cannotParseResponse),
+    ]
+    for (fault, code) in expected {
+      let mock = URLSessionMock()
+      mock.stub(.get("/f"), with: .fault(fault))
+      let answer = route(mock, "GET", "https://e.com/f")
+      #expect(answer.urlErrorCode == code, "\(fault)")
+      #expect(answer.response == nil, "\(fault)")
+    }
+    #expect(StubResponse.fault(.malformedResponseChunk) != .fault(.randomDataThenClose))
+    #expect(StubResponse.fault(.emptyResponse) == .fault(.emptyResponse))
+  }
+
+  @Test func aHeaderWithSeveralValuesIsJoinedInAnHTTPURLResponse() {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/login"), with: .status(204).header("Set-Cookie", values: ["a=1", "b=2"]))
+    let answer = route(mock, "GET", "https://e.com/login")
+    #expect(answer.header("Set-Cookie") == "a=1, b=2")
+    let cookies = HTTPCookie.cookies(
+      withResponseHeaderFields: ["Set-Cookie": answer.header("Set-Cookie") ?? ""],
+      for: URL(string: "https://e.com/")!)
+    #expect(cookies.map(\.name) == ["a", "b"])
+    #expect(
+      StubResponse.status(204).header("Set-Cookie", values: ["a=1", "b=2"])
+        != .status(204).header("Set-Cookie", values: ["b=2", "a=1"]))
+  }
+
+  @Test func aDelayDistributionRepeatsFromMockToMock() async throws {
+    func delays(seed: UInt64) async throws -> [Duration] {
+      let clock = VirtualClock()
+      let mock = URLSessionMock(clock: clock)
+      mock.stub(
+        .get("/slow"),
+        with: .status(200).delayed(
+          by: .uniform(lower: .milliseconds(10), upper: .milliseconds(90), seed: seed)))
+      var result: [Duration] = []
+      for _ in 0..<5 {
+        let box = Shared(RoutedAnswer())
+        let start = clock.now
+        mock.dataTask(
+          with: routingRequest("GET", "https://e.com/slow"), completionHandler: box.handler
+        )
+        .resume()
+        for _ in 0..<200 where !box.current.delivered {
+          await clock.advance(by: .milliseconds(1))
+        }
+        #expect(box.current.delivered)
+        result.append(start.duration(to: clock.now))
+      }
+      return result
+    }
+    let first = try await delays(seed: 7)
+    #expect(try await delays(seed: 7) == first)
+    #expect(try await delays(seed: 8) != first)
+    #expect(first.allSatisfy { $0 >= .milliseconds(10) && $0 <= .milliseconds(91) })
+    #expect(Set(first).count > 1)
+  }
+
+  @Test func aLogNormalDelayIsAroundItsMedian() {
+    let distribution = DelayDistribution.logNormal(median: .milliseconds(80), sigma: 0.4, seed: 3)
+    let delays = (1...200).map { distribution.delay(forCall: $0) }.sorted()
+    let median = delays[100]
+    #expect(median > .milliseconds(60) && median < .milliseconds(100))
+    #expect(delays.allSatisfy { $0 >= .zero })
+    let capped = DelayDistribution.logNormal(
+      median: .milliseconds(80), sigma: 3, maximum: .milliseconds(100))
+    #expect((1...200).allSatisfy { capped.delay(forCall: $0) <= .milliseconds(100) })
+  }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import HTTPSessionKit
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// WireMock root folders, mapping files and `{"mappings": [...]}` files, read and written.
+@Suite struct WireMockFormatTests {
+  /// A root with `mappings/` (nested) and `__files/` (nested).
+  static func root(_ mappings: [String: String], files: [String: String] = [:]) throws -> URL {
+    let root = try makeTemporaryFolder()
+    for (name, text) in mappings { try writeFile(text, "mappings/" + name, in: root) }
+    for (name, text) in files { try writeFile(text, "__files/" + name, in: root) }
+    return root
+  }
+
+  func mock(_ bundle: MockBundle) -> URLSessionMock {
+    let mock = URLSessionMock(bundle: bundle)
+    mock.unmatchedRequestPolicy = .respond(with: .status(404))
+    return mock
+  }
+
+  @Test func aRootIsReadRecursivelyWithBodyFilesInSubfolders() throws {
+    let root = try Self.root(
+      [
+        "a.json": #"{"request": {"urlPath": "/a"}, "response": {"bodyFileName": "bodies/a.txt"}}"#,
+        "nested/deeper/b.json": #"{"request": {"urlPath": "/b"}, "response": {"status": 202}}"#,
+        "list.json": """
+        {"mappings": [{"request": {"urlPath": "/c"}, "response": {"status": 203}},
+                      {"request": {"urlPath": "/d"}, "response": {"status": 204}}]}
+        """,
+        "notes.txt": "not a mapping",
+      ], files: ["bodies/a.txt": "from a file"])
+    defer { removeFolder(root) }
+    let bundle = try MockBundle(contentsOf: root)
+    #expect(bundle.count == 4)
+    let mock = mock(bundle)
+    #expect(route(mock, "GET", "http://h.test/a").text == "from a file")
+    #expect(route(mock, "GET", "http://h.test/b").status == 202)
+    #expect(route(mock, "GET", "http://h.test/d").status == 204)
+  }
+
+  @Test func aSingleMappingFileAndAListFileAreRecognised() throws {
+    let root = try Self.root(
+      [
+        "one.json": #"{"request": {"method": "GET", "url": "/one"}, "response": {"body": "1"}}"#,
+        "list.json": #"{"mappings": [{"request": {"url": "/two"}, "response": {"body": "2"}}]}"#,
+      ])
+    defer { removeFolder(root) }
+    let one = try MockBundle(contentsOf: root.appendingPathComponent("mappings/one.json"))
+    #expect(route(mock(one), "GET", "http://h.test/one").text == "1")
+    let list = try MockBundle(contentsOf: root.appendingPathComponent("mappings/list.json"))
+    #expect(route(mock(list), "GET", "http://h.test/two").text == "2")
+  }
+
+  @Test func aBodyFileOutsideFilesIsRefused() throws {
+    let root = try Self.root(
+      [
+        "x.json":
+          #"{"request": {"urlPath": "/x"}, "response": {"bodyFileName": "../mappings/x.json"}}"#
+      ])
+    defer { removeFolder(root) }
+    let error = bundleError { _ = try MockBundle(contentsOf: root) }
+    #expect(error?.kind == .fileOutsideBundle)
+    #expect(error?.source.hasSuffix("x.json") == true)
+    #expect(error?.path == "response.bodyFileName")
+  }
+
+  @Test func unsupportedFeaturesAreRefusedByName() throws {
+    let cases: [(String, String)] = [
+      (#"{"request": {"bodyPatterns": [{"equalToXml": "<a/>"}]}, "response": {}}"#, "equalToXml"),
+      (#"{"request": {"bodyPatterns": [{"matchesXPath": "/a"}]}, "response": {}}"#, "matchesXPath"),
+      (
+        #"{"request": {"bodyPatterns": [{"matchesJsonSchema": "{}"}]}, "response": {}}"#,
+        "matchesJsonSchema"
+      ),
+      (#"{"request": {"multipartPatterns": []}, "response": {}}"#, "multipartPatterns"),
+      (#"{"request": {"customMatcher": {"name": "x"}}, "response": {}}"#, "customMatcher"),
+      (
+        #"{"request": {}, "response": {"transformers": ["response-template"]}}"#,
+        "response-template"
+      ),
+    ]
+    for (text, name) in cases {
+      let error = bundleError {
+        _ = try WireMockMapping(json: Data(text.utf8), source: "m.json")
+      }
+      #expect(error?.description.contains(name) == true, "\(name): \(String(describing: error))")
+      #expect(error?.kind == .unsupported, "\(name)")
+    }
+  }
+
+  @Test func unknownFieldsAreRefusedNamingTheFileAndTheField() throws {
+    let root = try Self.root(
+      [
+        "sub/typo.json":
+          #"{"request": {"urlPath": "/x"}, "response": {"status": 200, "bodyy": "x"}}"#
+      ])
+    defer { removeFolder(root) }
+    let error = bundleError { _ = try MockBundle(contentsOf: root) }
+    #expect(error?.source.hasSuffix("mappings/sub/typo.json") == true)
+    #expect(error?.path == "response.bodyy")
+  }
+
+  @Test func everyRequestFieldMatchesAsWireMockMeasuredIt() throws {
+    let root = try Self.root([
+      "q.json":
+        #"{"request": {"urlPath": "/q", "queryParameters": {"a": {"equalTo": "1"}, "gone": {"absent": true}}}, "response": {"body": "q"}}"#,
+      "c.json":
+        #"{"request": {"urlPath": "/c", "cookies": {"s": {"equalTo": "1"}}}, "response": {"body": "c"}}"#,
+      "ba.json":
+        #"{"request": {"urlPath": "/ba", "basicAuthCredentials": {"username": "u", "password": "p"}}, "response": {"body": "ba"}}"#,
+      "ci.json":
+        #"{"request": {"urlPath": "/ci", "headers": {"X": {"equalTo": "AbC", "caseInsensitive": true}}}, "response": {"body": "ci"}}"#,
+      "up.json": #"{"request": {"urlPattern": "/up\\?a=.*"}, "response": {"body": "up"}}"#,
+      "t.json":
+        #"{"request": {"urlPathTemplate": "/t/{id}", "pathParameters": {"id": {"matches": "[0-9]+"}}}, "response": {"body": "t"}}"#,
+      "ej.json":
+        #"{"request": {"urlPath": "/ej", "bodyPatterns": [{"equalToJson": {"a": [1, 2]}, "ignoreArrayOrder": true}]}, "response": {"body": "ej"}}"#,
+      "jp.json":
+        #"{"request": {"urlPath": "/jp", "bodyPatterns": [{"matchesJsonPath": {"expression": "$.items[*].sku", "equalTo": "A1"}}]}, "response": {"body": "jp"}}"#,
+    ])
+    defer { removeFolder(root) }
+    let mock = mock(try MockBundle(contentsOf: root))
+    #expect(route(mock, "GET", "http://h.test/q?a=2&a=1").text == "q")
+    #expect(route(mock, "GET", "http://h.test/q?A=1").status == 404)
+    #expect(route(mock, "GET", "http://h.test/q?a=1&gone=x").status == 404)
+    #expect(route(mock, "GET", "http://h.test/c", headers: ["Cookie": "a=2; s=1"]).text == "c")
+    #expect(
+      route(mock, "GET", "http://h.test/ba", headers: ["Authorization": "basic dTpw"]).text == "ba")
+    #expect(
+      route(mock, "GET", "http://h.test/ba", headers: ["Authorization": "Basic dTpx"]).status == 404
+    )
+    #expect(route(mock, "GET", "http://h.test/ci", headers: ["X": "abc"]).text == "ci")
+    #expect(route(mock, "GET", "http://h.test/up?a=1").text == "up")
+    #expect(route(mock, "GET", "http://h.test/up").status == 404)
+    #expect(route(mock, "GET", "http://h.test/t/12").text == "t")
+    #expect(route(mock, "GET", "http://h.test/t/ab").status == 404)
+    #expect(
+      route(mock, "POST", "http://h.test/ej", body: Data(#"{"a": [2.0, 1]}"#.utf8)).text == "ej")
+    #expect(
+      route(mock, "POST", "http://h.test/ej", body: Data(#"{"a": [2, 1, 3]}"#.utf8)).status == 404)
+    #expect(
+      route(
+        mock, "POST", "http://h.test/jp",
+        body: Data(#"{"items": [{"sku": "B"}, {"sku": "A1"}]}"#.utf8)
+      )
+      .text == "jp")
+  }
+
+  @Test func aNearMissNamesThePatternThatDiffered() throws {
+    let mapping = try WireMockMapping(
+      json: Data(
+        #"{"request": {"method": "GET", "urlPath": "/orders", "headers": {"Accept": {"contains": "json"}}}, "response": {}}"#
+          .utf8), source: "orders.json")
+    var bundle = MockBundle()
+    bundle.append(mapping.entry)
+    let mock = URLSessionMock(bundle: bundle)
+    expectReport {
+      route(mock, "GET", "https://e.com/orders", headers: ["Accept": "text/html"])
+    } matching: { report in
+      report.message.contains(#"header Accept: expected contains "json", got "text/html""#)
+        && report.message.contains("orders.json")
+    }
+  }
+
+  // MARK: - Writing
+
+  @Test func writtenMappingsLoadBackAndAnswerAlike() throws {
+    var bundle = MockBundle()
+    bundle.stub(.get("/users/{login}"), with: .json(["login": "octocat"]))
+    bundle.stub(
+      .post("/issues").header("Authorization", "Bearer t").body(.matchesJSONPath("$.title")),
+      with: .status(201, headers: ["Location": "/issues/1"]).header(
+        "Set-Cookie", values: ["a=1", "b=2"]))
+    bundle.stub(.get("/flaky"), with: [.status(503), .text("ok")])
+    bundle.stub(.get("/once"), with: .text("once"), times: 1)
+    bundle.stub(.get("/reset"), with: .fault(.connectionResetByPeer))
+    bundle.stub(.get("/slow"), with: .text("slow").delayed(by: .milliseconds(250)))
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try bundle.write(to: folder, format: .wireMock)
+    let names = try FileManager.default.contentsOfDirectory(
+      atPath: folder.appendingPathComponent("mappings").path
+    ).sorted()
+    #expect(names.first == "001-get-users-login.json")
+    #expect(names.count == 7)  // /flaky is a chain of two
+    let mock = mock(try MockBundle(contentsOf: folder))
+    #expect(route(mock, "GET", "https://e.com/users/octocat").text == #"{"login":"octocat"}"#)
+    let created = route(
+      mock, "POST", "https://e.com/issues", headers: ["Authorization": "Bearer t"],
+      body: Data(#"{"title": "x"}"#.utf8))
+    #expect(created.status == 201)
+    #expect(created.header("Set-Cookie") == "a=1, b=2")
+    #expect(route(mock, "GET", "https://e.com/flaky").status == 503)
+    #expect(route(mock, "GET", "https://e.com/flaky").text == "ok")
+    #expect(route(mock, "GET", "https://e.com/flaky").text == "ok")
+    #expect(route(mock, "GET", "https://e.com/once").text == "once")
+    #expect(route(mock, "GET", "https://e.com/once").status == 404)
+    #expect(route(mock, "GET", "https://e.com/reset").urlErrorCode == .networkConnectionLost)
+  }
+
+  @Test func aStubWireMockCannotExpressIsNamedInTheError() throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    var closure = MockBundle()
+    expectReport {
+      closure.stub(RequestMatcher("is special") { _ in true }, with: .status(200))
+    }
+    var error = bundleError { try closure.write(to: folder, format: .wireMock) }
+    #expect(error?.kind == .unstorable)
+    #expect(error?.problem.contains("is special") == true)
+
+    var timeout = MockBundle()
+    timeout.stub(.get("/t"), with: .error(URLError(.timedOut)))
+    error = bundleError { try timeout.write(to: folder, format: .wireMock) }
+    #expect(error?.problem.contains("not one of WireMock's faults") == true)
+
+    var chained = MockBundle()
+    chained.stub(.get("/c"), with: .status(200), times: 2, whenState: "in")
+    error = bundleError { try chained.write(to: folder, format: .wireMock) }
+    #expect(error?.problem.contains("times(2)") == true)
+
+    var either = MockBundle()
+    either.stub(.get("/a") || .get("/b"), with: .status(200))
+    error = bundleError { try either.write(to: folder, format: .wireMock) }
+    #expect(error?.path == "entries[0].request")
+  }
+}
