@@ -86,10 +86,21 @@ final class AdminAPI: @unchecked Sendable {
         deliver(reply, for: request, to: sink)
         return {}
       case .wait(let wait):
-        let task = Task { [self] in
+        let answer: @Sendable () async -> Void = { [self] in
           guard let reply = await waitReply(wait) else { return }
           deliver(reply, for: request, to: sink)
         }
+        // On a thread of its own where there are task executors, so that the answer never
+        // waits for the cooperative pool (which the test that made the server may block).
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+          let thread = RelayThread()
+          let task = Task(executorPreference: thread) {
+            await answer()
+            thread.end()
+          }
+          return { task.cancel() }
+        }
+        let task = Task { await answer() }
         return { task.cancel() }
       }
     }
