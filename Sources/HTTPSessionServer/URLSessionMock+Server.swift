@@ -31,25 +31,33 @@ extension URLSessionMock {
   ///     before the mock sees it (the journal records the request as the mock saw it), so that
   ///     stubs written or recorded with absolute URLs answer requests to the server. An `http`
   ///     or `https` URL with a host and nothing after its port.
+  ///   - admin: Whether the server also answers WireMock's admin API under `/__admin`
+  ///     (listing and counting requests, adding mappings, scenarios, waiting for a request:
+  ///     <doc:ServingAMockOverLoopback> lists the endpoints). Admin requests are answered
+  ///     before the mock sees them, so they are not in its journal. Off by default.
   /// - Throws: ``ServerError`` when the host is not loopback, the origin is not an origin, or
   ///   the socket cannot be bound.
   public func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
-    origin: URL? = nil
+    origin: URL? = nil, admin: Bool = false
   ) throws -> LoopbackServer {
-    try startServer(port: port, host: host, limits: limits, origin: origin, observer: nil)
+    try startServer(
+      port: port, host: host, limits: limits, origin: origin,
+      admin: admin ? AdminSettings() : nil, observer: nil)
   }
 
-  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:origin:)``, and calls
-  /// `observer` for each request (the `stub-server` command's log).
+  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:origin:admin:)``, and
+  /// calls `observer` for each request (the `stub-server` command's log).
   ///
   /// - Parameters:
+  ///   - admin: The admin API's settings, or `nil` for no admin API.
   ///   - observer: Called for each request once the mock has answered it, before the answer
   ///     is written (for a dribbled answer, before its last piece), on the connection's thread
-  ///     or on the one that advanced the clock.
+  ///     or on the one that advanced the clock. Admin requests are not observed.
   package func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
-    origin: URL? = nil, observer: (@Sendable (ServedRequest) -> Void)?
+    origin: URL? = nil, admin: AdminSettings? = nil,
+    observer: (@Sendable (ServedRequest) -> Void)?
   ) throws -> LoopbackServer {
     var components: URLComponents?
     if let origin {
@@ -61,10 +69,19 @@ extension URLSessionMock {
       components = parts
     }
     let context = ReportContext()
+    let handler = MockExchangeHandler(
+      mock: self, origin: components, observer: observer, context: context)
+    guard let admin else {
+      let server = try LoopbackServer(
+        handler: handler, context: context, host: host, port: port, limits: limits)
+      boundJournal(by: limits)
+      return server
+    }
+    let api = AdminAPI(mock: self, settings: admin, journalLimit: limits.maxJournalExchanges)
     let server = try LoopbackServer(
-      handler: MockExchangeHandler(
-        mock: self, origin: components, observer: observer, context: context),
-      context: context, host: host, port: port, limits: limits)
+      handler: AdminExchangeHandler(mock: handler, admin: api), context: context, host: host,
+      port: port, limits: limits)
+    api.stopsServer { [weak server] in server?.stop() }
     boundJournal(by: limits)
     return server
   }

@@ -1,6 +1,7 @@
 // `swift run stub-server BUNDLE [--port N] [--host H] [--directory DIR]`: serves a MockBundle
-// (a MockingBird folder, our bundle.json, a HAR file) and optionally a folder of static files on
-// the loopback interface, with no Swift written. Prints the base URL as the first line of
+// (a WireMock root, a MockingBird folder, our bundle.json, a HAR file) and optionally a folder of
+// static files on the loopback interface, with no Swift written, and WireMock's admin API under
+// /__admin. Prints the base URL as the first line of
 // standard output, then one line per request; stops on SIGINT or SIGTERM (and, with
 // --exit-with-parent, when its parent ends). Exits 0 when stopped so, 2 for bad arguments, an
 // unreadable bundle or a server that cannot start.
@@ -21,11 +22,16 @@ import HTTPSessionServer
 let usage = """
   usage: stub-server BUNDLE [--port N] [--host H] [--origin URL] [--directory DIR]
                      [--unmatched 404 | --unmatched passthrough URL] [--exit-with-parent]
-                     [--journal N]
+                     [--journal N] [--no-admin]
+         stub-server --root-dir DIR [--port N] [--bind-address H] [--verbose]
+                     [--no-request-journal | --max-request-journal-entries N]
          stub-server --directory DIR [--port N] [--host H] [--journal N]
 
-  Serves the stubs of BUNDLE over HTTP on the loopback interface: a folder holding
-  bundle.json (ours or a MockingBird Mock-Bundle), a bundle .json file or a .har file.
+  Serves the stubs of BUNDLE over HTTP on the loopback interface: a WireMock root (a
+  folder holding mappings/ and __files/), a folder holding bundle.json (ours or a
+  MockingBird Mock-Bundle), a bundle .json file or a .har file. WireMock's admin API
+  answers under /__admin (GET /__admin/requests, POST /__admin/mappings, POST
+  /__admin/requests/wait, POST /__admin/shutdown, ...) unless --no-admin is given.
 
   Options:
     --port N         the TCP port (default 0: the system picks a free one)
@@ -48,6 +54,17 @@ let usage = """
                      and on Linux when the parent process dies
     --journal N      keep the newest N requests in memory (default 10000; 0 for none), so
                      that a long-running server keeps bounded memory
+    --no-admin       do not answer the admin API: requests under /__admin go to the stubs
+
+  WireMock's own flags, so that a script that starts WireMock can start this instead:
+    --root-dir DIR   the WireMock root to serve (the same as naming it as BUNDLE); the
+                     admin API's POST /__admin/mappings/save writes its mappings/ there
+    --bind-address H the same as --host: a loopback address only
+    --no-request-journal
+                     keep no requests (the same as --journal 0)
+    --max-request-journal-entries N
+                     the same as --journal N
+    --verbose        accepted; every request is logged to standard output anyway
     -h, --help       show this help
 
   The first line of standard output is the server's base URL, such as
@@ -109,6 +126,10 @@ struct Options {
   var limits = ServerLimits()
   var unmatched = Unmatched.report
   var exitWithParent = false
+  var admin = true
+  var journalDisabled = false
+  /// Whether the bundle was named with `--root-dir` (a WireMock root).
+  var rootDirectory = false
 }
 
 /// `text` as an origin: an http or https URL with a host and no path beyond `/`, no query.
@@ -144,8 +165,22 @@ func parse(_ arguments: [String]) -> Options {
         fail("--port expects a number from 0 to 65535, got \"\(text)\"")
       }
       options.port = port
-    case "--host":
+    case "--host", "--bind-address":
       options.host = value(of: name, inline: inline)
+    case "--no-admin":
+      options.admin = false
+    case "--verbose":
+      break
+    case "--no-request-journal":
+      options.limits.maxJournalExchanges = 0
+      options.journalDisabled = true
+    case "--root-dir":
+      let path = value(of: name, inline: inline)
+      if let bundle = options.bundle {
+        fail("one BUNDLE only (got \(bundle) and --root-dir \(path))", showingUsage: true)
+      }
+      options.bundle = path
+      options.rootDirectory = true
     case "--origin":
       let text = value(of: name, inline: inline)
       guard let parts = origin(text) else {
@@ -172,10 +207,10 @@ func parse(_ arguments: [String]) -> Options {
       options.exitWithParent = true
     case "--directory":
       options.directory = value(of: name, inline: inline)
-    case "--journal":
+    case "--journal", "--max-request-journal-entries":
       let text = value(of: name, inline: inline)
       guard let count = Int(text), count >= 0 else {
-        fail("--journal expects a number of requests, 0 or more, got \"\(text)\"")
+        fail("\(name) expects a number of requests, 0 or more, got \"\(text)\"")
       }
       options.limits.maxJournalExchanges = count
     default:
@@ -206,9 +241,27 @@ func parse(_ arguments: [String]) -> Options {
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 var bundle: MockBundle?
+/// The WireMock root served, when BUNDLE (or `--root-dir`) is one: with the admin API, its
+/// mappings are the admin API's, listed with their ids, and saved back there.
+var wireMockRoot: URL?
+/// The root's mappings, when the admin API adds them (instead of loading the bundle).
+var rootMappings: [WireMockMapping] = []
 if let path = options.bundle {
+  let url = URL(fileURLWithPath: path, isDirectory: true)
+  let isBundleFolder = FileManager.default.fileExists(
+    atPath: url.appendingPathComponent("bundle.json").path)
+  if options.rootDirectory || (WireMockMapping.isRoot(url) && !isBundleFolder) {
+    wireMockRoot = url
+  }
   do {
-    bundle = try MockBundle(contentsOf: URL(fileURLWithPath: path))
+    if let root = wireMockRoot, options.admin {
+      // A root without mappings/ yet is an empty one, as WireMock takes it.
+      rootMappings = WireMockMapping.isRoot(root) ? try WireMockMapping.mappings(inRoot: root) : []
+    } else if options.rootDirectory && !WireMockMapping.isRoot(url) {
+      bundle = MockBundle()
+    } else {
+      bundle = try MockBundle(contentsOf: URL(fileURLWithPath: path))
+    }
   } catch {
     fail("cannot read the bundle: \(error)")
   }
@@ -270,8 +323,15 @@ func logLine(_ served: ServedRequest) -> String {
 
 let server: LoopbackServer
 do {
+  let admin =
+    options.admin
+    ? AdminSettings(
+      rootDirectory: wireMockRoot, mappings: rootMappings, onShutdown: { stopAndExit() },
+      requestJournalDisabled: options.journalDisabled)
+    : nil
   server = try mock.startServer(
-    port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url
+    port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url,
+    admin: admin
   ) { served in log.append(logLine(served)) }
 } catch let error as ServerError where error.errorNumber == EADDRINUSE {
   fail(

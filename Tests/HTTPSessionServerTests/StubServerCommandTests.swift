@@ -457,4 +457,140 @@ import Testing
       #expect(shell.waitForOutputToClose(), "stub-server outlived its parent")
     }
   #endif
+
+  // MARK: - The admin API
+
+  /// Calls the admin API of a started stub-server.
+  func admin(_ server: ChildProcess) throws -> AdminClient {
+    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    return AdminClient(try #require(URL(string: first)))
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func theAdminAPIIsOnByDefaultIsNotLoggedAndShutdownExits0() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    try Data("hello".utf8).write(to: temporary.url.appendingPathComponent("hello.txt"))
+    let server = try start(["--directory", temporary.url.path, "--port", "0"])
+    defer { server.stop() }
+    let admin = try admin(server)
+    #expect(try await admin.call("GET", "/__admin").status == 200)
+    #expect(try await admin.call("GET", "/hello.txt").text == "hello")
+    let count = try await admin.call("POST", "/__admin/requests/count", #"{"url": "/hello.txt"}"#)
+    #expect(count.json?["count"] as? Int == 1)
+    // The log has the one request to the stubs, not the admin calls around it.
+    let line = try #require(server.nextLine())
+    #expect(line.hasPrefix("GET /hello.txt 200"), "\(line)")
+    #expect(try await admin.call("POST", "/__admin/shutdown").status == 200)
+    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+    #expect(!server.outputText.contains("__admin"), "\(server.outputText)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func noAdminSendsAdminPathsToTheStubs() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let server = try start([
+      "--directory", temporary.url.path, "--port", "0", "--no-admin",
+    ])
+    defer { server.stop() }
+    let admin = try admin(server)
+    #expect(try await admin.call("GET", "/__admin").status == 404)
+    let line = try #require(server.nextLine())
+    #expect(line.hasPrefix("GET /__admin 404"), "\(line)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func takesWireMocksJournalAndAddressFlags() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let path = temporary.url.path
+    let none = try start([
+      "--directory", path, "--port", "0", "--bind-address", "127.0.0.1", "--verbose",
+      "--no-request-journal",
+    ])
+    defer { none.stop() }
+    let noJournal = try admin(none)
+    try await noJournal.call("GET", "/x")
+    let count = try await noJournal.call("POST", "/__admin/requests/count", "{}")
+    #expect(count.json?["count"] as? Int == 0)
+    #expect(count.json?["requestJournalDisabled"] as? Bool == true)
+
+    let two = try start(["--directory", path, "--port=0", "--max-request-journal-entries", "2"])
+    defer { two.stop() }
+    let bounded = try admin(two)
+    for name in ["a", "b", "c"] { try await bounded.call("GET", "/\(name)") }
+    let listed = try await bounded.call("GET", "/__admin/requests")
+    let urls = AdminClient.requests(listed.json).map {
+      ($0["request"] as? [String: Any])?["url"] as? String
+    }
+    #expect(urls == ["/c", "/b"])
+
+    let everywhere = try start(["--directory", path, "--bind-address", "0.0.0.0"])
+    defer { everywhere.stop() }
+    #expect(everywhere.waitForExit() == 2)
+    #expect(everywhere.errorText.contains("0.0.0.0"), "\(everywhere.errorText)")
+  }
+
+  @Test(
+    .enabled(
+      if: stubServer != nil,
+      "stub-server was not found beside the test bundle; build it with swift build"))
+  func servesAWireMockRootWhoseMappingsTheAdminAPIListsResetsAndSaves() async throws {
+    let temporary = try TemporaryFolder("stub-server")
+    let root = temporary.url
+    let mappings = root.appendingPathComponent("mappings", isDirectory: true)
+    let files = root.appendingPathComponent("__files", isDirectory: true)
+    for folder in [mappings, files] {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+    let id = "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7"
+    let file = mappings.appendingPathComponent("user.json")
+    try Data(
+      #"{"id": "\#(id)", "request": {"method": "GET", "urlPath": "/user"}, "response": {"status": 200, "bodyFileName": "user.json"}}"#
+        .utf8
+    ).write(to: file)
+    try Data(#"{"login":"octocat"}"#.utf8).write(to: files.appendingPathComponent("user.json"))
+
+    let server = try start(["--root-dir", root.path, "--port", "0"])
+    defer { server.stop() }
+    let admin = try admin(server)
+    #expect(try await admin.call("GET", "/user").text == #"{"login":"octocat"}"#)
+    func ids() async throws -> [String?] {
+      let list = try await admin.call("GET", "/__admin/mappings")
+      return (list.json?["mappings"] as? [[String: Any]] ?? []).map { $0["id"] as? String }
+    }
+    #expect(try await ids() == [id])
+    // An added mapping goes on reset; the root's stays (WireMock 2.35.1 does the same).
+    try await admin.call(
+      "POST", "/__admin/mappings",
+      #"{"request": {"url": "/added"}, "response": {"status": 204}}"#)
+    #expect(try await ids().count == 2)
+    #expect(try await admin.call("POST", "/__admin/reset").status == 200)
+    #expect(try await ids() == [id])
+    // Removing every mapping leaves the files alone, unlike WireMock 2.35.1.
+    #expect(try await admin.call("DELETE", "/__admin/mappings").status == 200)
+    #expect(try await ids().isEmpty)
+    #expect(try await admin.call("GET", "/user").status == 404)
+    #expect(FileManager.default.fileExists(atPath: file.path))
+    #expect(try await admin.call("POST", "/__admin/mappings/reset").status == 200)
+    #expect(try await ids() == [id])
+    // Save writes the added mapping to mappings/, in a file of its own that the format reads
+    // back; the root's mapping is in its file already.
+    try await admin.call(
+      "POST", "/__admin/mappings",
+      #"{"name": "Added one", "request": {"url": "/added"}, "response": {"status": 204}}"#)
+    #expect(try await admin.call("POST", "/__admin/mappings/save").status == 200)
+    let saved = try FileManager.default.contentsOfDirectory(atPath: mappings.path).sorted()
+    #expect(saved.count == 2, "\(saved)")
+    #expect(saved.contains { $0.hasPrefix("added-one-") }, "\(saved)")
+    let reread = try MockBundle(contentsOf: root)
+    #expect(reread.count == 2)
+  }
 }

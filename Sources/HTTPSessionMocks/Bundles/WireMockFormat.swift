@@ -134,6 +134,12 @@ enum WireMockFormat {
 
   /// Reads every `.json` file under `root/mappings`, recursively, in path order.
   static func read(root: URL) throws(MockBundleError) -> MockBundle {
+    MockBundle(entries: try mappings(inRoot: root).map(\.entry), firstMatchWins: false)
+  }
+
+  /// The mappings of every `.json` file under `root/mappings`, recursively, in path order,
+  /// each with its id and name.
+  static func mappings(inRoot root: URL) throws(MockBundleError) -> [WireMockMapping] {
     let mappings = root.appendingPathComponent("mappings", isDirectory: true)
     let files = BundleFiles(
       folder: root.appendingPathComponent("__files", isDirectory: true), source: root.path)
@@ -142,7 +148,7 @@ enum WireMockFormat {
     while let next = enumerator?.nextObject() as? String {
       if next.lowercased().hasSuffix(".json") { paths.append(next) }
     }
-    var entries: [MockBundle.Entry] = []
+    var result: [WireMockMapping] = []
     for path in paths.sorted() {
       let url = mappings.appendingPathComponent(path)
       let data: Data
@@ -153,13 +159,10 @@ enum WireMockFormat {
           .unreadable, source: url.path, "cannot be read (\(error.localizedDescription))")
       }
       let fileFiles = BundleFiles(folder: files.folder, source: url.path)
-      for mapping in try self.mappings(
+      result += try self.mappings(
         in: data, source: url.path, name: "mappings/" + path, files: fileFiles)
-      {
-        entries.append(mapping.entry)
-      }
     }
-    return MockBundle(entries: entries, firstMatchWins: false)
+    return result
   }
 
   /// Reads one file: a mapping, or `{"mappings": [...]}`; `folder` is where `__files` is looked

@@ -55,6 +55,15 @@ struct Records {
     bodyLimit = min(bodyLimit ?? Int.max, max(bodyBytes, 0))
   }
 
+  /// Forgets every record, as WireMock's journal reset does: the bounds stay, and task
+  /// identifiers go on counting, so that no later record reuses an earlier one's.
+  mutating func removeAll() {
+    var empty = Records()
+    empty.nextTaskIdentifier = nextTaskIdentifier
+    if let limit { empty.bound(toLast: limit, bodyBytes: bodyLimit ?? Int.max) }
+    self = empty
+  }
+
   // Each record is made in place when nothing is cut (a test's journal, on the hot path of
   // every request), and through ``kept(_:task:)`` only in a
   // bounded journal.

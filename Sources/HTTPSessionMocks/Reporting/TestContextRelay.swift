@@ -110,17 +110,18 @@ package func withReports<R>(relayedThrough relay: TestContextRelay?, _ body: () 
   return TestContextRelay.$diversion.withValue(relay) { body() }
 }
 
-/// A task executor with one thread of its own, for a relay whose jobs must not wait for the
-/// cooperative pool. The relay's task runs on it and ends it as its last step; the thread then
-/// leaves its loop.
+/// A task executor with one thread of its own, for work that must not wait for the cooperative
+/// pool: a relay's jobs, the loopback server's admin API waits. The task that runs on it ends it
+/// as its last step; the thread then leaves its loop.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-private final class RelayThread: TaskExecutor, @unchecked Sendable {
+package final class RelayThread: TaskExecutor, @unchecked Sendable {
   // @unchecked Sendable: `jobs` and `ended` are only read and written with `condition` locked.
   private let condition = NSCondition()
   private var jobs: [UnownedJob] = []
   private var ended = false
 
-  init() {
+  /// Starts the thread.
+  package init() {
     // The thread holds the executor until the relay's task ends it.
     let thread = Thread { [self] in
       while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }
@@ -129,7 +130,8 @@ private final class RelayThread: TaskExecutor, @unchecked Sendable {
     thread.start()
   }
 
-  func enqueue(_ job: consuming ExecutorJob) {
+  /// Runs `job` on the thread, after the jobs queued before it.
+  package func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     let queued = condition.withLock { () -> Bool in
       guard !ended else { return false }
@@ -143,7 +145,7 @@ private final class RelayThread: TaskExecutor, @unchecked Sendable {
   }
 
   /// Lets the thread leave its loop once the jobs queued so far have run.
-  func end() {
+  package func end() {
     condition.withLock {
       ended = true
       condition.signal()

@@ -257,18 +257,8 @@ public final class RequestJournal: Sendable {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let reporter = reporter
     let core = core
-    try await RealTimeWait.run(
-      timeout: timeout,
-      register: { id, continuation in
-        core.withLock { state in
-          if state.settledCount >= count { return true }
-          state.waiters[id] = SessionCore.Waiter(count: count, continuation: continuation)
-          return false
-        }
-      },
-      unregister: { id in
-        core.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
-      },
+    try await waitForSettled(
+      count: count, timeout: timeout,
       timedOut: {
         let (sent, total, redaction) = core.withLock {
           ($0.records.requests, $0.records.sentCount, $0.reportRedaction)
@@ -282,6 +272,28 @@ public final class RequestJournal: Sendable {
         reporter.fail(message, at: site)
         return WaitTimeoutError(wait: "waitForRequests(count: \(count))", message: message)
       })
+  }
+
+  /// Waits until `count` sent requests have settled; when `timeout` of real time passes first,
+  /// throws what `timedOut` makes (and reports, if it does), and cancelling the waiting task
+  /// throws `CancellationError`.
+  func waitForSettled(
+    count: Int, timeout: Duration, timedOut: @escaping @Sendable () -> any Error
+  ) async throws {
+    let core = core
+    try await RealTimeWait.run(
+      timeout: timeout,
+      register: { id, continuation in
+        core.withLock { state in
+          if state.settledCount >= count { return true }
+          state.waiters[id] = SessionCore.Waiter(count: count, continuation: continuation)
+          return false
+        }
+      },
+      unregister: { id in
+        core.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
+      },
+      timedOut: timedOut)
   }
 
   private func invalidMatcherMessage(_ matcher: RequestMatcher) -> String? {

@@ -15,6 +15,39 @@ extension URLSessionMock {
     core.withLock { $0.records.bound(toLast: count, bodyBytes: bodyBytes) }
   }
 
+  /// Empties the journal (the admin API's `POST /__admin/requests/reset`): requests, events,
+  /// exchanges and unmatched requests all go; a bound set by ``boundJournal(toLast:bodyBytes:)``
+  /// stays, and the count that ``waitForRequests(count:timeout:fileID:filePath:line:column:)``
+  /// waits on goes on counting.
+  package func resetJournal() {
+    let removed = core.withLock { state in
+      defer { state.records.removeAll() }
+      return state.records
+    }
+    // Released here, outside the lock: a request body may be a large buffer.
+    withExtendedLifetime(removed) {}
+  }
+
+  /// How many requests the mock has settled so far (the count
+  /// ``waitForRequests(count:timeout:fileID:filePath:line:column:)`` waits on); it only grows.
+  package var settledRequestCount: Int { core.withLock { $0.settledCount } }
+
+  /// Waits until `count` requests have settled, like
+  /// ``waitForRequests(count:timeout:fileID:filePath:line:column:)`` but reporting nothing:
+  /// throws ``WaitTimeoutError`` when `timeout` of real time passes first, and
+  /// `CancellationError` when the waiting task is cancelled. For a door that waits on its
+  /// client's behalf (the admin API's `POST /__admin/requests/wait`) and answers the client
+  /// itself.
+  package func waitUntilSettled(count: Int, timeout: Duration) async throws {
+    try await journal.waitForSettled(
+      count: count, timeout: timeout,
+      timedOut: {
+        WaitTimeoutError(
+          wait: "waitUntilSettled(count: \(count))",
+          message: "Fewer than \(count) requests settled within \(timeout).")
+      })
+  }
+
   /// The closest stub to `request` and what differed, on one line:
   /// `closest: GET /users/{login} (registered at T.swift:3): path "/user/x" ...` (the stub
   /// named as the mock's ``ReportVoice`` names it); or `the mock has no stubs`.

@@ -19,6 +19,13 @@ struct MockExchangeHandler: ExchangeHandler {
   var context: ReportContext?
 
   func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
+    let task = start(request, to: sink)
+    return { task.cancel() }
+  }
+
+  /// Sends the request through the mock, as ``send(_:to:)`` does, and returns its task (whose
+  /// `taskIdentifier` names it in the journal).
+  func start(_ request: URLRequest, to sink: some ResponseSink) -> MockTask {
     var request = request
     if let origin, let url = request.url,
       var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -30,12 +37,11 @@ struct MockExchangeHandler: ExchangeHandler {
     }
     // In a test, a report the mock makes (an unmatched request) is recorded on the test's
     // relay, so that it lands in the test and its `withKnownIssue` scope, not on this thread.
-    let task = withReports(relayedThrough: context?.current) { start(request, to: sink) }
-    return { task.cancel() }
+    return withReports(relayedThrough: context?.current) { send(request, observedInto: sink) }
   }
 
   /// Sends the request through the mock and returns its task.
-  private func start(_ request: URLRequest, to sink: some ResponseSink) -> MockTask {
+  private func send(_ request: URLRequest, observedInto sink: some ResponseSink) -> MockTask {
     // A request off the wire is recorded as a data task, body or not.
     guard let observer else { return mock.send(request, kind: .data, door: .server, to: sink) }
     let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)

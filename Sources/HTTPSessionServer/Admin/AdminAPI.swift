@@ -1,0 +1,396 @@
+import Foundation
+import HTTPSessionMocks
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// WireMock's admin API (`/__admin`) over a served mock: the journal, the mappings added
+/// through it, scenarios, waiting for requests, shutting down.
+///
+/// Each endpoint reads or changes the mock through its own API (its journal, its stubs, its
+/// scenarios), so what the admin API shows is what `verify` sees. The API answers on the
+/// connection's thread, except `POST /__admin/requests/wait`, which answers from a task of its
+/// own once enough requests arrived or its time is up; the connection's thread waits for the
+/// answer as for a delayed stub, and no other connection waits for it.
+final class AdminAPI: @unchecked Sendable {
+  // @unchecked Sendable: `state` is only read and written with `lock` held; every other
+  // stored property is a `let` of a Sendable type.
+
+  /// An answer: a status and a JSON body.
+  struct Reply {
+    var status: Int
+    var body: Data
+
+    init(_ status: Int, _ object: Any) {
+      self.status = status
+      self.body = AdminJSON.data(object)
+    }
+  }
+
+  private struct State {
+    /// When each request the server handed the mock arrived, by task identifier; the oldest
+    /// go once there are twice as many as the journal keeps.
+    var logged: [Int: Date] = [:]
+    var loggedOrder: [Int] = []
+    /// Stops the server (`POST /__admin/shutdown` without a hook of its own).
+    var stop: (@Sendable () -> Void)?
+  }
+
+  let mock: URLSessionMock
+  let settings: AdminSettings
+  /// The mappings added through the API or started with.
+  let mappings: AdminMappings
+  /// How many requests the mock's journal keeps (`ServerLimits.maxJournalExchanges`).
+  private let journalLimit: Int
+  private let lock = NSLock()
+  private var state = State()
+
+  init(mock: URLSessionMock, settings: AdminSettings, journalLimit: Int) {
+    self.mock = mock
+    self.settings = settings
+    self.journalLimit = max(journalLimit, 0)
+    self.mappings = AdminMappings(mock: mock)
+    mappings.start(with: settings.mappings)
+  }
+
+  /// Sets how `POST /__admin/shutdown` stops the server, once the server exists.
+  func stopsServer(with stop: @escaping @Sendable () -> Void) {
+    lock.withLock { state.stop = stop }
+  }
+
+  /// Notes that the request of task `taskIdentifier` arrived at `date`.
+  func logged(_ taskIdentifier: Int, at date: Date) {
+    lock.withLock {
+      state.logged[taskIdentifier] = date
+      state.loggedOrder.append(taskIdentifier)
+      let keep = max(journalLimit, 1)
+      if state.loggedOrder.count > 2 * keep {
+        let drop = state.loggedOrder.count - keep
+        for id in state.loggedOrder[..<drop] { state.logged[id] = nil }
+        state.loggedOrder.removeFirst(drop)
+      }
+    }
+  }
+
+  private func loggedDates() -> [Int: Date] { lock.withLock { state.logged } }
+
+  // MARK: - Answering
+
+  /// Answers an admin request into `sink`; returns what cancels it (only a wait can be).
+  func answer(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
+    let call = AdminCall(request)
+    if call.method == "POST", call.segments == ["requests", "wait"] {
+      switch startWait(call) {
+      case .answer(let reply):
+        deliver(reply, for: request, to: sink)
+        return {}
+      case .wait(let wait):
+        let answer: @Sendable () async -> Void = { [self] in
+          guard let reply = await waitReply(wait) else { return }
+          deliver(reply, for: request, to: sink)
+        }
+        // On a thread of its own where there are task executors, so that the answer never
+        // waits for the cooperative pool (which the test that made the server may block).
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+          let thread = RelayThread()
+          let task = Task(executorPreference: thread) {
+            await answer()
+            thread.end()
+          }
+          return { task.cancel() }
+        }
+        let task = Task { await answer() }
+        return { task.cancel() }
+      }
+    }
+    deliver(reply(to: call), for: request, to: sink)
+    if call.method == "POST", call.segments == ["shutdown"] { shutDown() }
+    return {}
+  }
+
+  private func deliver(_ reply: Reply, for request: URLRequest, to sink: some ResponseSink) {
+    guard let url = request.url,
+      let response = HTTPURLResponse(
+        url: url, statusCode: reply.status, httpVersion: "HTTP/1.1",
+        headerFields: ["Content-Type": "application/json"])
+    else { return sink.finish(.failed(URLError(.badURL))) }
+    sink.receiveWhole(response, reply.body, .complete)
+  }
+
+  /// Stops the server on a thread of its own, once the answer is on its way: the connection
+  /// that asked writes it before it sees the stop.
+  private func shutDown() {
+    let stop = settings.onShutdown ?? lock.withLock { state.stop }
+    guard let stop else { return }
+    Thread.detachNewThread { stop() }
+  }
+
+  /// The answer to every endpoint but the wait.
+  func reply(to call: AdminCall) -> Reply {
+    switch (call.method, call.segments) {
+    case ("GET", []):
+      return Reply(200, ["status": "ready"])
+    case ("POST", ["shutdown"]):
+      return Reply(200, [String: Any]())
+    case ("POST", ["reset"]):
+      resetAll()
+      return Reply(200, [String: Any]())
+    case ("GET", ["requests"]):
+      return listRequests(call)
+    case ("DELETE", ["requests"]), ("POST", ["requests", "reset"]):
+      mock.resetJournal()
+      return Reply(200, [String: Any]())
+    case ("POST", ["requests", "count"]):
+      return withPattern(call) { matcher in
+        var object: [String: Any] = ["count": mock.requests(matching: matcher).count]
+        object["requestJournalDisabled"] = settings.requestJournalDisabled
+        return Reply(200, object)
+      }
+    case ("POST", ["requests", "find"]):
+      return withPattern(call) { matcher in
+        Reply(200, ["requests": loggedRequests(mock.requests(matching: matcher))])
+      }
+    case ("GET", ["requests", "unmatched"]):
+      return Reply(200, ["requests": loggedRequests(mock.unmatchedRequests)])
+    case ("GET", ["requests", "unmatched", "near-misses"]):
+      return nearMisses()
+    case ("GET", let path) where path.count == 2 && path[0] == "requests":
+      return oneRequest(path[1])
+    case ("DELETE", let path) where path.count == 2 && path[0] == "requests":
+      return Reply(
+        404, AdminJSON.errors(code: 404, title: "Removing one request is not supported."))
+    default:
+      return mappingReply(to: call)
+        ?? Reply(
+          404,
+          AdminJSON.errors(
+            code: 404, title: "No admin endpoint \(call.method) /__admin/\(call.path)."))
+    }
+  }
+
+  /// `POST /__admin/reset`: the journal empty, every scenario back to its start, and the
+  /// mappings back to those the server started with, as WireMock does.
+  private func resetAll() {
+    mock.resetJournal()
+    resetMappings()
+    resetScenarios()
+  }
+
+  // MARK: - Requests
+
+  private func listRequests(_ call: AdminCall) -> Reply {
+    let dates = loggedDates()
+    var exchanges = Array(mock.exchanges.reversed())
+    if let text = call.query["since"] {
+      guard let since = AdminJSON.date(text) else {
+        return Reply(
+          400,
+          AdminJSON.errors(
+            code: 10, title: "Invalid since",
+            detail: "since must be an ISO 8601 date and time, got \"\(text)\"."))
+      }
+      exchanges = exchanges.filter { (dates[$0.taskIdentifier] ?? .distantPast) > since }
+    }
+    let total = exchanges.count
+    if let text = call.query["limit"] {
+      guard let limit = Int(text), limit >= 0 else {
+        return Reply(
+          400,
+          AdminJSON.errors(
+            code: 10, title: "Invalid limit",
+            detail: "limit must be a number, 0 or more, got \"\(text)\"."))
+      }
+      exchanges = Array(exchanges.prefix(limit))
+    }
+    return Reply(
+      200,
+      [
+        "requests": exchanges.map {
+          AdminJSON.servedEvent($0, loggedAt: dates[$0.taskIdentifier])
+        },
+        "meta": ["total": total],
+        "requestJournalDisabled": settings.requestJournalDisabled,
+      ])
+  }
+
+  private func oneRequest(_ id: String) -> Reply {
+    let dates = loggedDates()
+    guard let task = AdminJSON.taskIdentifier(ofRequestID: id),
+      let exchange = mock.exchanges.last(where: { $0.taskIdentifier == task })
+    else {
+      return Reply(404, AdminJSON.errors(code: 404, title: "No request with id \(id)."))
+    }
+    return Reply(200, AdminJSON.servedEvent(exchange, loggedAt: dates[task]))
+  }
+
+  private func loggedRequests(_ requests: [URLRequest]) -> [[String: Any]] {
+    requests.map { AdminJSON.loggedRequest($0, loggedAt: nil) }
+  }
+
+  /// `GET /__admin/requests/unmatched/near-misses`: each unmatched request with the mock's
+  /// near-miss report (the closest stub and what differed), in WireMock's shape.
+  private func nearMisses() -> Reply {
+    let misses: [[String: Any]] = mock.unmatchedRequests.map { request in
+      [
+        "request": AdminJSON.loggedRequest(request, loggedAt: nil),
+        "matchResult": ["report": mock.nearMissSummary(for: request)],
+      ]
+    }
+    return Reply(200, ["nearMisses": misses])
+  }
+
+  /// Reads the body as a request pattern and answers with `body`, or 422 naming what is wrong.
+  func withPattern(_ call: AdminCall, _ body: (RequestMatcher) -> Reply) -> Reply {
+    do {
+      return body(try RequestMatcher.wireMockPattern(json: call.body, source: call.source))
+    } catch {
+      return Self.invalid(error)
+    }
+  }
+
+  /// 422 with the error's text, as WireMock answers a body it cannot read, and for a bundle
+  /// error with a path into the body, that path as a JSON pointer (`request.urll` is
+  /// `/request/urll`), as WireMock names the field.
+  static func invalid(_ error: any Error) -> Reply {
+    var pointer: String?
+    if let error = error as? MockBundleError, !error.path.isEmpty {
+      let steps = error.path.replacingOccurrences(of: "[", with: ".")
+        .replacingOccurrences(of: "]", with: "").split(separator: ".")
+      pointer = "/" + steps.joined(separator: "/")
+    }
+    return Reply(
+      422,
+      AdminJSON.errors(
+        code: 10, title: "Error parsing JSON", detail: String(describing: error),
+        pointer: pointer))
+  }
+
+  // MARK: - Waiting
+
+  /// What a wait's body leads to: an answer at once, or a wait.
+  enum WaitStart {
+    case answer(Reply)
+    case wait(Wait)
+  }
+
+  /// A wait the body asked for: what to count, how many, until when.
+  struct Wait {
+    let matcher: RequestMatcher
+    let count: Int
+    let milliseconds: Int
+    let deadline: ContinuousClock.Instant
+  }
+
+  /// `POST /__admin/requests/wait` with `{"pattern": {...}, "count": N, "timeoutMs": T}`:
+  /// 200 with the matching requests once `N` (default 1) are in the journal, 408 when `T`
+  /// milliseconds (default 10 000) of real time pass first. Decided here, on the connection's
+  /// thread, when the body is wrong or the journal already tells (so that no task is needed);
+  /// otherwise the wait is returned, for ``waitReply(_:)``.
+  func startWait(_ call: AdminCall) -> WaitStart {
+    let object: [String: Any]
+    do {
+      guard
+        let parsed = try JSONSerialization.jsonObject(with: call.body, options: [])
+          as? [String: Any]
+      else { throw AdminCall.BodyError("the body must be a JSON object") }
+      object = parsed
+    } catch {
+      return .answer(Self.invalid(error))
+    }
+    let count = (object["count"] as? NSNumber)?.intValue ?? 1
+    let milliseconds = (object["timeoutMs"] as? NSNumber)?.intValue ?? 10_000
+    guard count >= 0, milliseconds >= 0 else {
+      return .answer(
+        Reply(
+          422,
+          AdminJSON.errors(
+            code: 10, title: "Invalid wait", detail: "count and timeoutMs must be 0 or more.",
+            pointer: count < 0 ? "/count" : "/timeoutMs")))
+    }
+    let matcher: RequestMatcher
+    do {
+      let pattern = object["pattern"] ?? [String: Any]()
+      let data = try JSONSerialization.data(withJSONObject: pattern, options: [])
+      matcher = try RequestMatcher.wireMockPattern(json: data, source: call.source + " pattern")
+    } catch {
+      return .answer(Self.invalid(error))
+    }
+    let wait = Wait(
+      matcher: matcher, count: count, milliseconds: milliseconds,
+      deadline: ContinuousClock.now + .milliseconds(milliseconds))
+    let found = mock.requests(matching: matcher)
+    if found.count >= count { return .answer(arrived(found)) }
+    if milliseconds == 0 { return .answer(timedOut(wait, found: found.count)) }
+    return .wait(wait)
+  }
+
+  /// Waits, woken by each request the mock settles (the count `waitForRequests` waits on),
+  /// never by polling, until the wait is met or its time is up; `nil` when cancelled (the
+  /// client went away, and nobody reads the answer).
+  func waitReply(_ wait: Wait) async -> Reply? {
+    while true {
+      // Read before the journal: a request that settles after this read wakes the wait below.
+      let settled = mock.settledRequestCount
+      let found = mock.requests(matching: wait.matcher)
+      if found.count >= wait.count { return arrived(found) }
+      let left = wait.deadline - ContinuousClock.now
+      guard left > .zero else { return timedOut(wait, found: found.count) }
+      do {
+        try await mock.waitUntilSettled(count: settled + 1, timeout: left)
+      } catch is WaitTimeoutError {
+        return timedOut(wait, found: mock.requests(matching: wait.matcher).count)
+      } catch {
+        return nil
+      }
+    }
+  }
+
+  private func arrived(_ found: [URLRequest]) -> Reply {
+    Reply(200, ["count": found.count, "requests": loggedRequests(found)])
+  }
+
+  private func timedOut(_ wait: Wait, found: Int) -> Reply {
+    Reply(
+      408,
+      AdminJSON.errors(
+        code: 408,
+        title:
+          "Expected \(wait.count) request(s) matching \(wait.matcher), but \(found) arrived "
+          + "within \(wait.milliseconds) ms."))
+  }
+}
+
+/// One admin request, read: its method, its path below `/__admin` in segments, its query and
+/// body.
+struct AdminCall {
+  struct BodyError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  let method: String
+  /// The path below `/__admin`, without slashes at either end: `requests/count`.
+  let path: String
+  let segments: [String]
+  let query: [String: String]
+  let body: Data
+
+  init(_ request: URLRequest) {
+    method = request.httpMethod ?? "GET"
+    let parts = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
+    let full = parts?.path ?? "/__admin"
+    let below = full.dropFirst("/__admin".count)
+    segments = below.split(separator: "/").map(String.init)
+    path = segments.joined(separator: "/")
+    var query: [String: String] = [:]
+    for item in parts?.queryItems ?? [] where query[item.name] == nil {
+      query[item.name] = item.value ?? ""
+    }
+    self.query = query
+    body = request.httpBody ?? Data()
+  }
+
+  /// How errors name this request's body: `POST /__admin/requests/count`.
+  var source: String { "\(method) /__admin/\(path)" }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPSessionMocks
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The admin API's answers in WireMock 2.35's JSON shapes: a logged request, a served event
+/// (`{"id", "request", "responseDefinition", "response", "wasMatched"}`), an error
+/// (`{"errors": [{"code", "title", "detail", "source": {"pointer"}}]}`).
+enum AdminJSON {
+  /// `object` as JSON text with sorted keys; `{}` for anything `JSONSerialization` refuses
+  /// (which the admin API never builds).
+  static func data(_ object: Any) -> Data {
+    guard JSONSerialization.isValidJSONObject(object),
+      let data = try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+    else { return Data("{}".utf8) }
+    return data
+  }
+
+  /// WireMock's error document: one error with a code, a title, and where known the detail and
+  /// the JSON pointer of the field at fault (`/request/urll`).
+  static func errors(code: Int, title: String, detail: String? = nil, pointer: String? = nil)
+    -> [String: Any]
+  {
+    var error: [String: Any] = ["code": code, "title": title]
+    if let detail { error["detail"] = detail }
+    if let pointer { error["source"] = ["pointer": pointer] }
+    return ["errors": [error]]
+  }
+
+  // MARK: - Request identifiers
+
+  /// A logged request's `id`: a UUID that spells its task identifier, so that the journal
+  /// needs no table of identifiers and an id names the same request for as long as it is kept.
+  static func requestID(_ taskIdentifier: Int) -> String {
+    let hex = String(UInt64(clamping: max(taskIdentifier, 0)), radix: 16)
+    let digits = String(repeating: "0", count: max(0, 12 - hex.count)) + hex
+    return "00000000-0000-4000-8000-" + digits.suffix(12)
+  }
+
+  /// The task identifier that ``requestID(_:)`` spelled, or `nil` for any other text.
+  static func taskIdentifier(ofRequestID id: String) -> Int? {
+    let prefix = "00000000-0000-4000-8000-"
+    guard id.count == prefix.count + 12, id.lowercased().hasPrefix(prefix) else { return nil }
+    return Int(id.dropFirst(prefix.count), radix: 16)
+  }
+
+  // MARK: - Requests
+
+  /// Reads a `since` parameter: an ISO 8601 date and time, with or without fractional seconds.
+  static func date(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+  }
+
+  /// A request as WireMock logs it: `url` (path and query as sent), `absoluteUrl`, `method`,
+  /// `headers`, `queryParams`, `body` and `bodyAsBase64`, and `loggedDate` (milliseconds since
+  /// 1970) when the server noted its arrival.
+  static func loggedRequest(_ request: URLRequest, loggedAt date: Date?) -> [String: Any] {
+    let url = request.url
+    let parts = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
+    var path = parts?.percentEncodedPath ?? "/"
+    if path.isEmpty { path = "/" }
+    if let query = parts?.percentEncodedQuery { path += "?" + query }
+    var queryParams: [String: Any] = [:]
+    for item in parts?.queryItems ?? [] {
+      var entry = queryParams[item.name] as? [String: Any] ?? ["key": item.name, "values": []]
+      entry["values"] = (entry["values"] as? [String] ?? []) + [item.value ?? ""]
+      queryParams[item.name] = entry
+    }
+    let body = request.httpBody ?? Data()
+    var object: [String: Any] = [
+      "url": path,
+      "absoluteUrl": url?.absoluteString ?? path,
+      "method": request.httpMethod ?? "GET",
+      "clientIp": "127.0.0.1",
+      "headers": request.allHTTPHeaderFields ?? [:],
+      "cookies": [String: Any](),
+      "browserProxyRequest": false,
+      "queryParams": queryParams,
+      "body": String(data: body, encoding: .utf8) ?? "",
+      "bodyAsBase64": body.base64EncodedString(),
+      "protocol": "HTTP/1.1",
+      "scheme": parts?.scheme ?? "http",
+      "host": parts?.host ?? "",
+    ]
+    if let port = parts?.port { object["port"] = port }
+    if let date {
+      object["loggedDate"] = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+      // A formatter per request: formatters are not Sendable, and dates are listed rarely.
+      let formatter = ISO8601DateFormatter()
+      formatter.formatOptions = [.withInternetDateTime]
+      object["loggedDateString"] = formatter.string(from: date)
+    }
+    return object
+  }
+
+  /// One request and what answered it, as `GET /__admin/requests` lists them: `id`, `request`,
+  /// `responseDefinition` and `response` (status, headers and body as sent), `wasMatched`.
+  static func servedEvent(_ exchange: Exchange, loggedAt date: Date?) -> [String: Any] {
+    let http = exchange.response as? HTTPURLResponse
+    let matched = exchange.stubMatcher != nil
+    let status = http?.statusCode ?? (matched ? 500 : 404)
+    var headers: [String: String] = [:]
+    for (name, value) in http?.allHeaderFields ?? [:] {
+      headers[String(describing: name)] = String(describing: value)
+    }
+    let body = exchange.body ?? Data()
+    var definition: [String: Any] = ["status": status]
+    if !matched { definition["fromConfiguredStub"] = false }
+    var response: [String: Any] = [
+      "status": status,
+      "body": String(data: body, encoding: .utf8) ?? "",
+      "bodyAsBase64": body.base64EncodedString(),
+    ]
+    if !headers.isEmpty { response["headers"] = headers }
+    // An unmatched request's error is the mock's way of saying "no stub": the client got 404.
+    if matched, let error = exchange.errorSummary {
+      definition["fault"] = error
+      response["fault"] = error
+    }
+    return [
+      "id": requestID(exchange.taskIdentifier),
+      "request": loggedRequest(exchange.request, loggedAt: date),
+      "responseDefinition": definition,
+      "response": response,
+      "wasMatched": matched,
+    ]
+  }
+}
