@@ -5,7 +5,7 @@ extension StubResponse {
   /// A `text/event-stream` answer that sends `events` one at a time, each `interval` after the
   /// one before it on the mock's clock: server-sent events for live updates and token streams.
   ///
-  /// The head arrives at the answer's time (after any ``delayed(by:)``), then event `i` (from
+  /// The head arrives at the answer's time (after any ``delayed(by:)-(Duration)``), then event `i` (from
   /// 1) at `interval · i`; the stream ends with the last event. The events are written as
   /// `ServerSentEvent.eventStreamText` writes them.
   ///
