@@ -154,7 +154,7 @@ import Testing
 
     try await mock.waitForRequests(count: 1)
     for _ in 1...4 { await clock.advance(by: .seconds(1)) }
-    let status = process.waitForExit(timeout: 150)
+    let status = await process.exit(timeout: 150)
 
     let state = "events: \(mock.events.map(\.description)), pending: \(clock.pendingCount)"
     #expect(status == 0, "\(state)")

@@ -60,13 +60,13 @@ import Testing
     defer { curl.stop() }
     try await mock.waitForRequests(count: 1)
     await clock.advance(by: .seconds(1))
-    #expect(curl.nextLine(timeout: 20) == "id: 1")
-    #expect(curl.nextLine(timeout: 20) == "event: tick")
-    #expect(curl.nextLine(timeout: 20) == "data: one")
-    #expect(curl.nextLine(timeout: 20) == "")
+    #expect(await curl.line(timeout: 20) == "id: 1")
+    #expect(await curl.line(timeout: 20) == "event: tick")
+    #expect(await curl.line(timeout: 20) == "data: one")
+    #expect(await curl.line(timeout: 20) == "")
     #expect(!curl.outputText.contains("two"), "the second event waits for the clock")
     await clock.run()
-    #expect(curl.waitForExit(timeout: 20) == 0)
+    #expect(await curl.exit(timeout: 20) == 0)
     #expect(curl.outputText.hasSuffix("data: three\n\n"))
   }
 }

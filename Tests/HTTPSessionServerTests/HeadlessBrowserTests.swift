@@ -15,7 +15,7 @@ import Testing
     .enabled(
       if: installed("chromium") ?? installed("chromium-browser") != nil,
       "chromium is not installed (apt-get install chromium); this check needs a real browser"))
-  func aHeadlessBrowserRendersAPageThatFetchesAStub() throws {
+  func aHeadlessBrowserRendersAPageThatFetchesAStub() async throws {
     let chromium = try #require(installed("chromium") ?? installed("chromium-browser"))
     let folder = try TemporaryFolder("browser")
     let site = folder.url
@@ -37,7 +37,7 @@ import Testing
     let server = try mock.startServer()
     defer { server.stop() }
     let profile = site.appendingPathComponent("profile", isDirectory: true)
-    let dom = try run(
+    let dom = try await run(
       chromium,
       [
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

@@ -77,7 +77,7 @@ import Testing
   }
 
   @Test(.enabled(if: installed("curl") != nil, "curl is not installed (apt-get install curl)"))
-  func curlIsVerifiedLikeAnyClient() throws {
+  func curlIsVerifiedLikeAnyClient() async throws {
     let curl = try #require(installed("curl"))
     let mock = URLSessionMock()
     mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
@@ -86,30 +86,30 @@ import Testing
     let server = try mock.startServer()
     defer { server.stop() }
     let base = server.baseURL.absoluteString
-    let user = try run(curl, ["-s", "-H", "X-From: curl", "\(base)/users/octocat"])
+    let user = try await run(curl, ["-s", "-H", "X-From: curl", "\(base)/users/octocat"])
     #expect(user.contains("octocat"))
-    let status = try run(
+    let status = try await run(
       curl,
       [
         "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
         "--data", #"{"name":"widget"}"#, "\(base)/items",
       ])
     #expect(status == "201")
-    let chunked = try run(
+    let chunked = try await run(
       curl,
       [
         "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Transfer-Encoding: chunked",
         "-H", "Content-Type: application/json", "--data", #"{"name":"widget"}"#, "\(base)/items",
       ])
     #expect(chunked == "201")
-    let head = try run(curl, ["-s", "-I", "\(base)/users/octocat"])
+    let head = try await run(curl, ["-s", "-I", "\(base)/users/octocat"])
     #expect(head.hasPrefix("HTTP/1.1 200"))
     #expect(mock.verify(.get("/users/octocat").header("X-From", "curl"), called: .once))
     #expect(mock.verify(.post("/items"), called: .exactly(2)))
   }
 
   @Test(.enabled(if: installed("python3") != nil, "python3 is not installed"))
-  func pythonHTTPClientIsVerifiedLikeAnyClient() throws {
+  func pythonHTTPClientIsVerifiedLikeAnyClient() async throws {
     let python = try #require(installed("python3"))
     let mock = URLSessionMock()
     mock.stub(.get("/a"), with: .text("first"))
@@ -126,7 +126,7 @@ import Testing
       r = c.getresponse(); b = r.read().decode()
       print(a, b, r.status)
       """
-    let output = try run(python, ["-c", script])
+    let output = try await run(python, ["-c", script])
     #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "first second 200")
     #expect(mock.verify(.get("/a").header("X-From", "python"), called: .once))
     #expect(mock.verify(.put("/b").body(Data("payload".utf8)), called: .once))

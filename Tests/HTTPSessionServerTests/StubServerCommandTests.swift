@@ -47,16 +47,16 @@ import Testing
 
     let server = try start([bundleFolder.path, "--port", "0", "--journal", "0"])
     defer { server.stop() }
-    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    let first = try #require(await server.line(), "no first line; stderr: \(server.errorText)")
     let base = try #require(URL(string: first))
     for _ in 0..<2 {
       let (_, response) = try await get(base.appendingPathComponent("users/octocat"))
       #expect(response.statusCode == 200)
-      let line = try #require(server.nextLine())
+      let line = try #require(await server.line())
       #expect(line == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})", "\(line)")
     }
     server.send(SIGTERM)
-    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+    #expect(await server.exit() == 0, "stderr: \(server.errorText)")
   }
 
   @Test(
@@ -78,31 +78,31 @@ import Testing
 
     let server = try start([bundleFolder.path, "--port", "0", "--directory", site.path])
     defer { server.stop() }
-    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    let first = try #require(await server.line(), "no first line; stderr: \(server.errorText)")
     #expect(first.hasPrefix("http://127.0.0.1:"), "\(first)")
     let base = try #require(URL(string: first))
 
     let (user, userResponse) = try await get(base.appendingPathComponent("users/octocat"))
     #expect(userResponse.statusCode == 200)
     #expect(try JSONDecoder().decode(User.self, from: user) == User(login: "octocat", id: 1))
-    #expect(server.nextLine()?.hasPrefix("GET /users/octocat 200 ") == true)
+    #expect(await server.line()?.hasPrefix("GET /users/octocat 200 ") == true)
 
     let (made, madeResponse) = try await get(base.appendingPathComponent("items"), method: "POST")
     #expect(madeResponse.statusCode == 201)
     #expect(text(made) == "made")
-    #expect(server.nextLine()?.hasPrefix("POST /items 201 ") == true)
+    #expect(await server.line()?.hasPrefix("POST /items 201 ") == true)
 
     let (page, pageResponse) = try await get(base.appendingPathComponent("index.html"))
     #expect(pageResponse.statusCode == 200)
     #expect(text(page) == "<h1>hello</h1>")
-    let pageLine = try #require(server.nextLine())
+    let pageLine = try #require(await server.line())
     #expect(pageLine.hasPrefix("GET /index.html 200 GET or HEAD of files under /"), "\(pageLine)")
     #expect(!pageLine.contains("registered at"), "\(pageLine)")
 
     let (_, scriptResponse) = try await get(base.appendingPathComponent("app.js"))
     #expect(
       scriptResponse.value(forHTTPHeaderField: "Content-Type")?.contains("javascript") == true)
-    #expect(server.nextLine()?.hasPrefix("GET /app.js 200 ") == true)
+    #expect(await server.line()?.hasPrefix("GET /app.js 200 ") == true)
 
     // No stub takes a DELETE: the client gets 404 with the report, the log says why.
     let (report, missResponse) = try await get(
@@ -111,13 +111,13 @@ import Testing
     #expect(text(report).contains("No stub matches DELETE"))
     #expect(text(report).contains("The client received 404 Not Found, with this report"))
     #expect(!text(report).contains("URLError(.resourceUnavailable)"))
-    let miss = try #require(server.nextLine())
+    let miss = try #require(await server.line())
     #expect(miss.hasPrefix("DELETE /users/octocat 404 unmatched; closest: "), "\(miss)")
     #expect(miss.contains("GET /users/{login}"), "\(miss)")
     #expect(miss.contains("method"), "\(miss)")
 
     server.send(SIGTERM)
-    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+    #expect(await server.exit() == 0, "stderr: \(server.errorText)")
     #expect(server.output.count == 6)
   }
 
@@ -141,16 +141,16 @@ import Testing
 
     let server = try start([folder.path, "--origin", "https://api.github.com"])
     defer { server.stop() }
-    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    let first = try #require(await server.line(), "no first line; stderr: \(server.errorText)")
     let base = try #require(URL(string: first))
     let url = try #require(URL(string: base.absoluteString + "/users/hubot?tab=repos"))
     let (data, response) = try await get(url)
     #expect(response.statusCode == 200)
     #expect(try JSONDecoder().decode(User.self, from: data) == User(login: "hubot", id: 2))
-    #expect(server.nextLine()?.hasPrefix("GET /users/hubot?tab=repos 200 ") == true)
+    #expect(await server.line()?.hasPrefix("GET /users/hubot?tab=repos 200 ") == true)
 
     server.send(SIGINT)
-    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+    #expect(await server.exit() == 0, "stderr: \(server.errorText)")
   }
 
   @Test(
@@ -158,14 +158,14 @@ import Testing
       if: stubServer != nil && builtExecutable("sample-app") != nil,
       "stub-server or sample-app was not found beside the test bundle; build them with swift build"
     ))
-  func theExampleBundleServesTheSampleApp() throws {
+  func theExampleBundleServesTheSampleApp() async throws {
     // Examples/github-api, from this file's place in the checkout.
     let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("Examples/github-api", isDirectory: true)
     let server = try start([example.path])
     defer { server.stop() }
-    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+    let first = try #require(await server.line(), "no first line; stderr: \(server.errorText)")
     var environment = cleanEnvironment()
     environment["API_BASE_URL"] = first
     for (login, status, output) in [
@@ -173,20 +173,21 @@ import Testing
     ] as [(String, Int32, [String])] {
       let app = try ChildProcess(
         try #require(builtExecutable("sample-app")), [login], environment: environment)
-      #expect(app.waitForExit() == status, "\(login): \(app.errorText)")
+      #expect(await app.exit() == status, "\(login): \(app.errorText)")
       #expect(app.output == output)
     }
-    #expect(server.nextLine() == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})")
-    #expect(server.nextLine() == "GET /users/ghost 404 bundle.json entry 2 (GET /users/ghost)")
+    #expect(
+      await server.line() == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})")
+    #expect(await server.line() == "GET /users/ghost 404 bundle.json entry 2 (GET /users/ghost)")
     server.send(SIGTERM)
-    #expect(server.waitForExit() == 0)
+    #expect(await server.exit() == 0)
   }
 
   @Test(
     .enabled(
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
-  func badArgumentsAndUnreadableBundlesExitWith2AndSayWhy() throws {
+  func badArgumentsAndUnreadableBundlesExitWith2AndSayWhy() async throws {
     let temporary = try TemporaryFolder("stub-server")
     let root = temporary.url
     let broken = root.appendingPathComponent("broken.json")
@@ -206,12 +207,12 @@ import Testing
     ]
     for (arguments, message) in cases {
       let server = try start(arguments)
-      #expect(server.waitForExit() == 2, "\(arguments)")
+      #expect(await server.exit() == 2, "\(arguments)")
       #expect(server.output.isEmpty, "\(arguments)")
       #expect(server.errorText.contains(message), "\(arguments): \(server.errorText)")
     }
     let help = try start(["--help"])
-    #expect(help.waitForExit() == 0)
+    #expect(await help.exit() == 0)
     #expect(help.output.first?.hasPrefix("usage: stub-server BUNDLE") == true)
   }
 
@@ -232,21 +233,22 @@ import Testing
     try bundle.write(to: folder)
     let server = try start([folder.path])
     defer { server.stop() }
-    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let base = try #require(await server.line().flatMap(URL.init(string:)), "\(server.errorText)")
 
     // The delay runs on a real clock, and the command does not warn that it has none.
     let (user, userResponse) = try await get(base.appendingPathComponent("users/octocat"))
     #expect(userResponse.statusCode == 200)
     #expect(try JSONDecoder().decode(User.self, from: user) == User(login: "octocat", id: 1))
-    #expect(server.nextLine() == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})")
+    #expect(
+      await server.line() == "GET /users/octocat 200 bundle.json entry 1 (GET /users/{login})")
 
     let (body, missResponse) = try await get(
       base.appendingPathComponent("users/octocat"), method: "DELETE")
     #expect(missResponse.statusCode == 404)
     let report = text(body)
-    let line = try #require(server.nextLine())
+    let line = try #require(await server.line())
     server.closeInput()
-    #expect(server.waitForExit() == 0)
+    #expect(await server.exit() == 0)
     let errors = server.errorText
     for (name, message) in [("the 404 body", report), ("standard error", errors)] {
       #expect(message.contains("No stub matches DELETE"), "\(name): \(message)")
@@ -275,12 +277,12 @@ import Testing
     try MockBundle().harData().write(to: recording)
     let server = try start([recording.path])
     defer { server.stop() }
-    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let base = try #require(await server.line().flatMap(URL.init(string:)), "\(server.errorText)")
     let (body, response) = try await get(base.appendingPathComponent("users/octocat"))
     #expect(response.statusCode == 404)
-    let line = try #require(server.nextLine())
+    let line = try #require(await server.line())
     server.closeInput()
-    #expect(server.waitForExit() == 0)
+    #expect(await server.exit() == 0)
     // "The recording ..." in the report, "the recording ..." in the log line.
     for message in [text(body), server.errorText, line] {
       #expect(message.contains("he recording \(recording.path) has no entries"), "\(message)")
@@ -300,13 +302,13 @@ import Testing
     try bundle.write(to: file)
     let server = try start([file.path, "--unmatched", "404"])
     defer { server.stop() }
-    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let base = try #require(await server.line().flatMap(URL.init(string:)), "\(server.errorText)")
     let (body, response) = try await get(base.appendingPathComponent("nope"))
     #expect(response.statusCode == 404)
     #expect(body.isEmpty, "\(text(body))")
-    #expect(server.nextLine() == "GET /nope 404 unmatched (--unmatched 404)")
+    #expect(await server.line() == "GET /nope 404 unmatched (--unmatched 404)")
     server.closeInput()
-    #expect(server.waitForExit() == 0)
+    #expect(await server.exit() == 0)
     #expect(server.errorText.isEmpty, "\(server.errorText)")
   }
 
@@ -328,7 +330,7 @@ import Testing
     let upstreamURL = upstreamServer.baseURL.absoluteString
     let server = try start([file.path, "--unmatched", "passthrough", upstreamURL])
     defer { server.stop() }
-    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let base = try #require(await server.line().flatMap(URL.init(string:)), "\(server.errorText)")
 
     let (own, _) = try await get(base.appendingPathComponent("users/octocat"))
     #expect(try JSONDecoder().decode(User.self, from: own) == User(login: "octocat", id: 1))
@@ -336,9 +338,9 @@ import Testing
       try #require(URL(string: base.absoluteString + "/users/hubot?page=2")))
     #expect(response.statusCode == 200)
     #expect(try JSONDecoder().decode(User.self, from: forwarded) == User(login: "hubot", id: 2))
-    #expect(server.nextLine()?.hasPrefix("GET /users/octocat 200 ") == true)
+    #expect(await server.line()?.hasPrefix("GET /users/octocat 200 ") == true)
     #expect(
-      server.nextLine()
+      await server.line()
         == "GET /users/hubot?page=2 200 unmatched (passed through to \(upstreamURL))")
     let sent = try #require(upstream.requests.first)
     #expect(sent.url?.absoluteString == upstreamURL + "/users/hubot?page=2")
@@ -346,18 +348,18 @@ import Testing
       sent.value(forHTTPHeaderField: "Host")
         == upstreamServer.baseURL.host.map { "\($0):\(upstreamServer.port)" })
     server.closeInput()
-    #expect(server.waitForExit() == 0)
+    #expect(await server.exit() == 0)
   }
 
   @Test(
     .enabled(
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
-  func aPortInUseSuggestsPort0AndBadUnmatchedValuesExitWith2() throws {
+  func aPortInUseSuggestsPort0AndBadUnmatchedValuesExitWith2() async throws {
     let temporary = try TemporaryFolder("stub-server")
     let first = try start(["--directory", temporary.url.path])
     defer { first.stop() }
-    let base = try #require(first.nextLine().flatMap(URL.init(string:)), "\(first.errorText)")
+    let base = try #require(await first.line().flatMap(URL.init(string:)), "\(first.errorText)")
     let port = try #require(base.port)
     let cases: [(arguments: [String], message: String)] = [
       (["--directory", temporary.url.path, "--port", "\(port)"], "pass --port 0"),
@@ -370,7 +372,7 @@ import Testing
     ]
     for (arguments, message) in cases {
       let server = try start(arguments)
-      #expect(server.waitForExit() == 2, "\(arguments)")
+      #expect(await server.exit() == 2, "\(arguments)")
       #expect(server.errorText.contains(message), "\(arguments): \(server.errorText)")
       #expect(!server.errorText.contains("pass port 0"), "\(arguments): \(server.errorText)")
     }
@@ -399,7 +401,7 @@ import Testing
       ["-c", script, try #require(Self.stubServer).path, file.path],
       environment: cleanEnvironment())
     defer { shell.stop() }
-    let base = try #require(shell.nextLine().flatMap(URL.init(string:)), "\(shell.errorText)")
+    let base = try #require(await shell.line().flatMap(URL.init(string:)), "\(shell.errorText)")
     // 200 log lines of 2 KiB each: far more than the pipe holds.
     let id = String(repeating: "x", count: 2_000)
     let url = base.appendingPathComponent("items/\(id)")
@@ -417,15 +419,15 @@ import Testing
     .enabled(
       if: stubServer != nil,
       "stub-server was not found beside the test bundle; build it with swift build"))
-  func exitWithParentStopsWhenStandardInputEnds() throws {
+  func exitWithParentStopsWhenStandardInputEnds() async throws {
     let temporary = try TemporaryFolder("stub-server")
     let server = try start(["--directory", temporary.url.path])
     defer { server.stop() }
-    let base = try #require(server.nextLine().flatMap(URL.init(string:)), "\(server.errorText)")
+    let base = try #require(await server.line().flatMap(URL.init(string:)), "\(server.errorText)")
     #expect(base.port != nil)
     // What the end of the test process does to the pipe: the last write end closes.
     server.closeInput()
-    #expect(server.waitForExit() == 0, "\(server.errorText)")
+    #expect(await server.exit() == 0, "\(server.errorText)")
   }
 
   #if os(Linux)
@@ -433,7 +435,7 @@ import Testing
       .enabled(
         if: stubServer != nil && FileManager.default.isExecutableFile(atPath: "/bin/sh"),
         "stub-server or /bin/sh was not found"))
-    func exitWithParentStopsWhenItsParentIsKilledThoughItsInputStaysOpen() throws {
+    func exitWithParentStopsWhenItsParentIsKilledThoughItsInputStaysOpen() async throws {
       // A shell starts stub-server and is killed. The shell's standard input, which stub-server
       // shares, stays open here, so only the parent's death (PR_SET_PDEATHSIG) can end it.
       let temporary = try TemporaryFolder("stub-server")
@@ -450,7 +452,7 @@ import Testing
         ["-c", script, try #require(Self.stubServer).path, temporary.url.path],
         environment: cleanEnvironment())
       defer { shell.stop() }
-      let base = try #require(shell.nextLine().flatMap(URL.init(string:)), "\(shell.errorText)")
+      let base = try #require(await shell.line().flatMap(URL.init(string:)), "\(shell.errorText)")
       #expect(base.port != nil)
       shell.send(SIGKILL)
       // stub-server holds the shell's output open for as long as it runs.
@@ -461,8 +463,8 @@ import Testing
   // MARK: - The admin API
 
   /// Calls the admin API of a started stub-server.
-  func admin(_ server: ChildProcess) throws -> AdminClient {
-    let first = try #require(server.nextLine(), "no first line; stderr: \(server.errorText)")
+  func admin(_ server: ChildProcess) async throws -> AdminClient {
+    let first = try #require(await server.line(), "no first line; stderr: \(server.errorText)")
     return AdminClient(try #require(URL(string: first)))
   }
 
@@ -475,16 +477,16 @@ import Testing
     try Data("hello".utf8).write(to: temporary.url.appendingPathComponent("hello.txt"))
     let server = try start(["--directory", temporary.url.path, "--port", "0"])
     defer { server.stop() }
-    let admin = try admin(server)
+    let admin = try await admin(server)
     #expect(try await admin.call("GET", "/__admin").status == 200)
     #expect(try await admin.call("GET", "/hello.txt").text == "hello")
     let count = try await admin.call("POST", "/__admin/requests/count", #"{"url": "/hello.txt"}"#)
     #expect(count.json?["count"] as? Int == 1)
     // The log has the one request to the stubs, not the admin calls around it.
-    let line = try #require(server.nextLine())
+    let line = try #require(await server.line())
     #expect(line.hasPrefix("GET /hello.txt 200"), "\(line)")
     #expect(try await admin.call("POST", "/__admin/shutdown").status == 200)
-    #expect(server.waitForExit() == 0, "stderr: \(server.errorText)")
+    #expect(await server.exit() == 0, "stderr: \(server.errorText)")
     #expect(!server.outputText.contains("__admin"), "\(server.outputText)")
   }
 
@@ -498,9 +500,9 @@ import Testing
       "--directory", temporary.url.path, "--port", "0", "--no-admin",
     ])
     defer { server.stop() }
-    let admin = try admin(server)
+    let admin = try await admin(server)
     #expect(try await admin.call("GET", "/__admin").status == 404)
-    let line = try #require(server.nextLine())
+    let line = try #require(await server.line())
     #expect(line.hasPrefix("GET /__admin 404"), "\(line)")
   }
 
@@ -516,7 +518,7 @@ import Testing
       "--no-request-journal",
     ])
     defer { none.stop() }
-    let noJournal = try admin(none)
+    let noJournal = try await admin(none)
     try await noJournal.call("GET", "/x")
     let count = try await noJournal.call("POST", "/__admin/requests/count", "{}")
     #expect(count.json?["count"] as? Int == 0)
@@ -524,7 +526,7 @@ import Testing
 
     let two = try start(["--directory", path, "--port=0", "--max-request-journal-entries", "2"])
     defer { two.stop() }
-    let bounded = try admin(two)
+    let bounded = try await admin(two)
     for name in ["a", "b", "c"] { try await bounded.call("GET", "/\(name)") }
     let listed = try await bounded.call("GET", "/__admin/requests")
     let urls = AdminClient.requests(listed.json).map {
@@ -534,7 +536,7 @@ import Testing
 
     let everywhere = try start(["--directory", path, "--bind-address", "0.0.0.0"])
     defer { everywhere.stop() }
-    #expect(everywhere.waitForExit() == 2)
+    #expect(await everywhere.exit() == 2)
     #expect(everywhere.errorText.contains("0.0.0.0"), "\(everywhere.errorText)")
   }
 
@@ -560,7 +562,7 @@ import Testing
 
     let server = try start(["--root-dir", root.path, "--port", "0"])
     defer { server.stop() }
-    let admin = try admin(server)
+    let admin = try await admin(server)
     #expect(try await admin.call("GET", "/user").text == #"{"login":"octocat"}"#)
     func ids() async throws -> [String?] {
       let list = try await admin.call("GET", "/__admin/mappings")

@@ -278,7 +278,7 @@ struct WireMockSideBySideTests {
     let served = makeMock()
     let server = try served.startServer()
     defer { server.stop() }
-    let wireMock = try RealWireMock(rootDirectory: folder.url)
+    let wireMock = try await RealWireMock.start(rootDirectory: folder.url)
     defer { wireMock.stop() }
     let live = URLSession(configuration: .ephemeral)
     defer { live.finishTasksAndInvalidate() }

@@ -136,6 +136,15 @@ package final class ChildProcess: @unchecked Sendable {
     }
   }
 
+  /// The next line of standard output, as ``nextLine(timeout:)`` gives it, waited for on a
+  /// thread of its own, so that an async test does not hold one of Swift's cooperative threads
+  /// while a child starts.
+  package func line(timeout: TimeInterval = 30) async -> String? {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(returning: self.nextLine(timeout: timeout)) }
+    }
+  }
+
   /// Waits for the process to end and for both of its outputs to close; returns its exit
   /// status, or `nil` if it is still running after `timeout` seconds (or ended by a signal).
   package func waitForExit(timeout: TimeInterval = 30) -> Int32? {
@@ -148,6 +157,14 @@ package final class ChildProcess: @unchecked Sendable {
     }
     guard done, process.terminationReason == .exit else { return nil }
     return process.terminationStatus
+  }
+
+  /// Waits for the process to end, as ``waitForExit(timeout:)`` does, on a thread of its own,
+  /// so that an async test does not hold one of Swift's cooperative threads meanwhile.
+  package func exit(timeout: TimeInterval = 30) async -> Int32? {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(returning: self.waitForExit(timeout: timeout)) }
+    }
   }
 
   /// Waits until the child's standard output and standard error have closed: every process

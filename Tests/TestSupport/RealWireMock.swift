@@ -68,7 +68,8 @@ package final class RealWireMock: Sendable {
   package static var isAvailable: Bool { unavailableReason == nil }
 
   /// Starts WireMock on a free loopback port, serving `rootDirectory`, with `arguments` added
-  /// (`--verbose`, say), and returns once it listens.
+  /// (`--verbose`, say), and returns once it listens. It blocks the calling thread until then:
+  /// from an async test, use ``start(rootDirectory:arguments:)``.
   ///
   /// - Throws: ``StartError`` when it cannot be found or does not come up within a minute,
   ///   with what it printed.
@@ -107,6 +108,20 @@ package final class RealWireMock: Sendable {
     self.baseURL = url
     self.rootDirectory = rootDirectory
     self.child = child
+  }
+
+  /// Starts WireMock as ``init(rootDirectory:arguments:)`` does, on a thread of its own: the
+  /// JVM takes seconds to start (more on a loaded machine), and an async test that waited for
+  /// it on one of Swift's few cooperative threads would hold back every other test's work.
+  package static func start(rootDirectory: URL, arguments: [String] = []) async throws
+    -> RealWireMock
+  {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        continuation.resume(
+          with: Result { try RealWireMock(rootDirectory: rootDirectory, arguments: arguments) })
+      }
+    }
   }
 
   deinit { stop() }

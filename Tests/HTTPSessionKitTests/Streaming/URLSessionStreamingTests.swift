@@ -47,18 +47,18 @@ import Testing
 
   private static let python = executableOnPath("python3")
 
-  private func startServer() throws -> (ChildProcess, URL) {
+  private func startServer() async throws -> (ChildProcess, URL) {
     let python = try #require(Self.python)
     let child = try ChildProcess(
       python, ["-u", "-c", Self.script], environment: cleanEnvironment())
-    let line = try #require(child.nextLine(timeout: 30), "the server printed no port")
+    let line = try #require(await child.line(timeout: 30), "the server printed no port")
     let base = try #require(URL(string: "http://127.0.0.1:\(line)"))
     return (child, base)
   }
 
   @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
   func eventsArriveBeforeTheBodyEnds() async throws {
-    let (server, base) = try startServer()
+    let (server, base) = try await startServer()
     defer { server.stop() }
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
@@ -76,7 +76,7 @@ import Testing
 
   @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
   func theSharedSessionStreamsToo() async throws {
-    let (server, base) = try startServer()
+    let (server, base) = try await startServer()
     defer { server.stop() }
     let session: any HTTPSession = URLSession.shared
     let (stream, _) = try await session.stream(
@@ -90,7 +90,7 @@ import Testing
 
   @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
   func anErrorStatusIsAResponseWithItsBody() async throws {
-    let (server, base) = try startServer()
+    let (server, base) = try await startServer()
     defer { server.stop() }
     let (stream, response) = try await URLSession.shared.stream(
       for: URLRequest(url: base.appendingPathComponent("missing")))

@@ -25,12 +25,15 @@ func installed(_ program: String) -> String? {
 }
 
 /// Runs a program to its end (killed after `timeout` seconds, and when this process ends
-/// first it is the child's only reader) and returns its standard output.
-func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> String {
+/// first it is the child's only reader) and returns its standard output. It waits on a thread
+/// of its own, so that the test holds none of Swift's cooperative threads meanwhile.
+func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 120) async throws
+  -> String
+{
   let child = try ChildProcess(
     URL(fileURLWithPath: path), arguments, environment: ProcessInfo.processInfo.environment)
   defer { child.stop() }
-  _ = child.waitForExit(timeout: timeout)
+  _ = await child.exit(timeout: timeout)
   return child.outputText
 }
 

@@ -21,7 +21,7 @@ import Testing
         .utf8
     ).write(to: mappings.appendingPathComponent("hello.json"))
 
-    let wireMock = try RealWireMock(rootDirectory: folder.url)
+    let wireMock = try await RealWireMock.start(rootDirectory: folder.url)
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
     let (data, response) = try await session.data(from: wireMock.url("/hello"))
