@@ -45,6 +45,24 @@ public final class LoopbackServer: Sendable {
     context?.refresh()
     return address
   }
+  /// The `ws://` address of `path` on this server, for a WebSocket client: such as
+  /// `ws://127.0.0.1:54321/chat` for `"/chat"`.
+  ///
+  /// A stub's ``HTTPSessionMocks/StubResponse/webSocket(subprotocol:_:)`` script answers the
+  /// upgrade there. Reading it, like reading ``baseURL``, tells the server which test and
+  /// `withKnownIssue` scope its reports belong to.
+  public func webSocketURL(for path: String) -> URL {
+    context?.refresh()
+    var base = address.absoluteString
+    if base.hasPrefix("http://") { base = "ws://" + base.dropFirst("http://".count) }
+    while base.hasSuffix("/") { base.removeLast() }
+    let relative = path.hasPrefix("/") ? path : "/" + path
+    if let url = URL(string: base + relative) { return url }
+    // A path with characters a URL cannot hold as they are: percent-encoded.
+    let encoded = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "/"
+    return URL(string: base + encoded) ?? address
+  }
+
   /// The TCP port the server listens on. Reading it, like reading ``baseURL``, tells the server
   /// which test and `withKnownIssue` scope its reports belong to.
   public var port: Int {

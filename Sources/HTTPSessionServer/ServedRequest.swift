@@ -56,7 +56,7 @@ extension ServedRequest {
     }
     self.target = target
     switch end {
-    case .complete:
+    case .complete, .upgraded:
       let status = (exchange?.response as? HTTPURLResponse)?.statusCode
       outcome = .answered(status: status, by: exchange.flatMap(mock.stubName(answering:)))
     case .failed(let error):

@@ -115,6 +115,8 @@ enum BundleFormat {
             + ".json or .error(URLError(...)) instead")
       case .invalid(let message):
         members["invalid"] = .string(message)
+      case .webSocket(let subprotocol, let steps):
+        members["webSocket"] = WebSocketCoding.encode(subprotocol: subprotocol, steps: steps)
       }
       if let delay = response.delay { members["delay"] = .string(DurationCoding.encode(delay)) }
       if let distribution = response.delayDistribution {
@@ -216,11 +218,19 @@ enum BundleFormat {
   {
     try cursor.rejectUnknownMembers([
       "status", "headers", "text", "json", "base64", "file", "error", "invalid", "delay", "dribble",
+      "webSocket",
     ])
     let members = Set(try cursor.keys())
     var response: StubResponse
     let bodyKeys = ["text", "json", "base64", "file"].filter { members.contains($0) }
-    if let error = try cursor.optional("error") {
+    if let script = try cursor.optional("webSocket") {
+      let others = ["status", "headers", "error", "invalid", "dribble"] + bodyKeys
+      if let other = others.first(where: { members.contains($0) }) {
+        throw cursor.fail(
+          "has both \"webSocket\" and \"\(other)\"; a WebSocket script answers the upgrade alone")
+      }
+      response = try WebSocketCoding.decode(script)
+    } else if let error = try cursor.optional("error") {
       if let other = ["status", "headers", "invalid"].first(where: { members.contains($0) }) {
         throw cursor.fail("has both \"error\" and \"\(other)\"; an error answer has no response")
       }

@@ -436,6 +436,8 @@ enum HARFormat {
       for response in item.responses {
         switch response.resolve(for: URLRequest(url: request.url)) {
         case .invalid(let problem): throw refuse(problem)
+        case .webSocket:
+          throw refuse("HAR holds HTTP responses only, and this is a WebSocket script")
         case .answer(let answer):
           guard answer.error == nil, let http = answer.response as? HTTPURLResponse else {
             throw refuse(

@@ -378,6 +378,10 @@ extension WireMockFormat {
         throw fail("it is given as is (StubResponse(data:response:error:))")
       case .invalid(let message):
         throw fail("its response is malformed: \(message)")
+      case .webSocket:
+        throw fail(
+          "it is a WebSocket script, which WireMock 2.35.1's mappings cannot express; write the "
+            + "bundle in our format")
       }
       if let delay = response.delay {
         members["fixedDelayMilliseconds"] = .integer(Self.milliseconds(delay))

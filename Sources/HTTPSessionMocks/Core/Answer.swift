@@ -17,6 +17,8 @@ final class Answer: @unchecked Sendable {
   let error: (any Error)?
   /// Set when no stub matched: the door decides how the client sees it.
   let unmatched: UnmatchedAnswer?
+  /// Set when a stub's WebSocket script accepted the upgrade: the connection it runs.
+  let conversation: WebSocketConversation?
   /// For a copy cut down for the journal: the size of the whole body.
   let fullByteCount: Int?
   /// The response's HTTP status, worked out once (the call log reads it for every request).
@@ -29,6 +31,7 @@ final class Answer: @unchecked Sendable {
     self.response = response
     self.error = error
     self.unmatched = nil
+    self.conversation = nil
     self.fullByteCount = fullByteCount
     self.statusCode = (response as? HTTPURLResponse)?.statusCode
     self.byteCount = data?.count ?? 0
@@ -39,8 +42,21 @@ final class Answer: @unchecked Sendable {
     self.response = nil
     self.error = unmatched.error
     self.unmatched = unmatched
+    self.conversation = nil
     self.fullByteCount = nil
     self.statusCode = nil
+    self.byteCount = 0
+  }
+
+  /// The handshake that accepts a WebSocket upgrade, with the connection that follows it.
+  init(upgrade response: HTTPURLResponse, _ conversation: WebSocketConversation) {
+    self.data = nil
+    self.response = response
+    self.error = nil
+    self.unmatched = nil
+    self.conversation = conversation
+    self.fullByteCount = nil
+    self.statusCode = response.statusCode
     self.byteCount = 0
   }
 
@@ -60,6 +76,7 @@ final class Answer: @unchecked Sendable {
   /// How the exchange ends with this answer.
   var end: ExchangeEnd {
     if let unmatched { return .unmatched(unmatched) }
+    if let conversation { return .upgraded(conversation) }
     if let error { return .failed(error) }
     return .complete
   }

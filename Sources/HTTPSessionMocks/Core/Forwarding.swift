@@ -44,8 +44,9 @@ enum Forwarding {
   ) -> MockTask {
     let receiver: Receiver
     switch kind {
-    case .data, .upload:
+    case .data, .upload, .webSocket:
       // An upload's request already carries its body, as `uploadTask(with:from:)` sets it.
+      // A WebSocket never gets here: the core refuses to forward one.
       receiver = .relay(relay)
     case .download:
       let handler = relay.handler
@@ -65,8 +66,9 @@ enum Forwarding {
     relay: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> any HTTPDataTask {
     switch kind {
-    case .data:
-      // The relay is the completion handler itself: no closure around it.
+    case .data, .webSocket:
+      // The relay is the completion handler itself: no closure around it. (A WebSocket never
+      // gets here: the core refuses to forward one.)
       return session.dataTask(with: request, completionHandler: relay)
     case .upload:
       return session.uploadTask(with: request, from: request.httpBody, completionHandler: relay)

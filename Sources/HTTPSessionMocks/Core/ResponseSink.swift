@@ -58,6 +58,11 @@ package enum ExchangeEnd: Sendable {
   case failed(any Error)
   /// No stub matched; the core has already reported the failure to the test.
   case unmatched(UnmatchedAnswer)
+  /// A stub's WebSocket script accepted the upgrade (the head received before this is the
+  /// `101 Switching Protocols`): the door now carries the connection, calling the
+  /// conversation's `start(with:)` once the client has the handshake. Only a task of kind
+  /// `.webSocket` ends so.
+  case upgraded(WebSocketConversation)
 }
 
 /// What a door gives the client for a request that no stub matched.

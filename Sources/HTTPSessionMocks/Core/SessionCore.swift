@@ -268,6 +268,8 @@ final class SessionCore: Sendable {
         return failInvalid(task, request, problem, site: definition.site)
       case .answer(let built):
         answer = built
+      case .webSocket:
+        answer = webSocketAnswer(of: response, to: task, request, site: definition.site)
       }
       delay += response.delay(forCall: claim.callNumber)
       // A redirect the door follows is one more request, recorded and routed like any other.
@@ -351,16 +353,34 @@ final class SessionCore: Sendable {
       let answer = Answer(unmatched: UnmatchedAnswer(report: report, error: error))
       schedule(answer, to: task, request, after: .zero, stub: nil)
     case .respond(let response):
+      let answer: Answer
       switch response.resolve(for: request) {
       case .invalid(let problem):
-        failInvalid(task, request, problem, site: ownerSite)
-      case .answer(let answer):
-        let delay = delay + (response.delay ?? .zero)
-        send(answer, of: response, to: task, request, after: delay, stub: nil)
+        return failInvalid(task, request, problem, site: ownerSite)
+      case .answer(let built):
+        answer = built
+      case .webSocket:
+        answer = webSocketAnswer(of: response, to: task, request, site: ownerSite)
       }
+      let delay = delay + (response.delay ?? .zero)
+      send(answer, of: response, to: task, request, after: delay, stub: nil)
     case .passThrough(let session):
       forward(task, to: session, site: ownerSite)
     }
+  }
+
+  /// What a WebSocket script answers `task`: the upgrade, with the connection the script
+  /// runs, for a WebSocket task; `426 Upgrade Required` for any other request.
+  private func webSocketAnswer(
+    of response: StubResponse, to task: MockTask, _ request: URLRequest, site: CallSite
+  ) -> Answer {
+    guard task.kind == .webSocket, let script = response.webSocketScript,
+      let head = StubResponse.upgradeResponse(for: request, subprotocol: script.subprotocol)
+    else { return StubResponse.upgradeRequired(for: request) }
+    let conversation = WebSocketConversation(
+      subprotocol: script.subprotocol, steps: script.steps, scheduler: scheduler,
+      reporter: reporter, site: site, summary: request.summary)
+    return Answer(upgrade: head, conversation)
   }
 
   private func failInvalid(
@@ -559,6 +579,14 @@ final class SessionCore: Sendable {
   /// Hands the task to `session`; what that session answers is delivered as it is, and a
   /// cancel is passed on for that session to deliver.
   private func forward(_ task: MockTask, to session: any HTTPSession, site: CallSite) {
+    guard task.kind != .webSocket else {
+      // A WebSocket's messages cannot pass through a data task's relay.
+      let error = URLError(
+        .unsupportedURL, for: task.currentRequest,
+        description: "\(ownerName) cannot pass a WebSocket through to another session; stub it")
+      complete(task, with: Answer(error: error), stub: nil, settlingResume: true)
+      return
+    }
     guard Forwarding.depth(of: task) < Forwarding.maximumDepth else {
       let request = task.currentRequest
       reporter.fail(

@@ -38,6 +38,7 @@ final class CompletionSink: ResponseSink, @unchecked Sendable {
     case .complete: handler(body ?? Data(), response, nil)
     case .failed(let error): handler(nil, response, error)
     case .unmatched(let unmatched): handler(nil, nil, unmatched.error)
+    case .upgraded(let conversation): handler(nil, response, conversation.refuse())
     }
   }
 
@@ -47,6 +48,7 @@ final class CompletionSink: ResponseSink, @unchecked Sendable {
     case .complete: handler(body, response, nil)
     case .failed(let error): handler(body, response, error)
     case .unmatched(let unmatched): handler(nil, nil, unmatched.error)
+    case .upgraded(let conversation): handler(nil, response, conversation.refuse())
     }
   }
 }

@@ -35,6 +35,7 @@ final class DownloadSink: ResponseSink, @unchecked Sendable {
     switch end {
     case .failed(let error): handler(nil, response, error)
     case .unmatched(let unmatched): handler(nil, nil, unmatched.error)
+    case .upgraded(let conversation): handler(nil, response, conversation.refuse())
     case .complete:
       do {
         let file = try TemporaryFile.write(body)

@@ -153,6 +153,12 @@ public final class SpySession: RecordingSession, Sendable {
       core.reporter.fail("Cannot complete task \(task): \(problem)", at: callSite)
       let error = URLError(.resourceUnavailable, for: task.originalRequest, description: problem)
       core.complete(task, with: Answer(error: error), stub: nil, yieldingToCancel: true)
+    case .webSocket:
+      let problem =
+        "a WebSocket script answers only through a URLSessionMock; give the spy an HTTP answer"
+      core.reporter.fail("Cannot complete task \(task): \(problem).", at: callSite)
+      let error = URLError(.resourceUnavailable, for: task.originalRequest, description: problem)
+      core.complete(task, with: Answer(error: error), stub: nil, yieldingToCancel: true)
     }
     return true
   }

@@ -44,6 +44,7 @@ final class StreamSink: ResponseSink, @unchecked Sendable {
     case .complete: error = head == nil ? nil : URLError(.badServerResponse)
     case .failed(let failure): error = failure
     case .unmatched(let unmatched): error = unmatched.error
+    case .upgraded(let conversation): error = conversation.refuse()
     }
     if let head {
       self.head = nil

@@ -147,6 +147,8 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
     case .failed(let error): client.urlProtocol(urlProtocol, didFailWithError: error)
     case .unmatched(let unmatched):
       client.urlProtocol(urlProtocol, didFailWithError: unmatched.error)
+    case .upgraded(let conversation):
+      client.urlProtocol(urlProtocol, didFailWithError: conversation.refuse())
     }
   }
 

@@ -28,6 +28,8 @@ extension StubResponse: Equatable {
       return dataA == dataB && sameResponse(responseA, responseB) && sameError(errorA, errorB)
     case (.error(let a), .error(let b)): return sameError(a, b)
     case (.invalid(let a), .invalid(let b)): return a == b
+    case (.webSocket(let protocolA, let stepsA), .webSocket(let protocolB, let stepsB)):
+      return protocolA == protocolB && stepsA == stepsB
     default: return false
     }
   }

@@ -40,6 +40,9 @@ public struct StubResponse: Sendable {
     case raw(data: Data?, response: URLResponse?, error: (any Error)?)
     case error(any Error)
     case invalid(String)
+    /// A WebSocket script: the upgrade's acceptance, then the steps (see
+    /// `webSocket(subprotocol:_:)`).
+    case webSocket(subprotocol: String?, steps: [WebSocketStep])
   }
 
   /// The content and its caches, in one object so that copying a response (as routing does
@@ -321,6 +324,9 @@ public struct StubResponse: Sendable {
       answer = Answer(error: error)
     case .invalid(let problem):
       return .invalid(problem)
+    case .webSocket:
+      // The core makes the upgrade's answer, which depends on the kind of task.
+      return .webSocket
     }
     storage.lastAnswer.withLock { $0 = (url, isHead, answer) }
     return .answer(answer)
@@ -338,6 +344,8 @@ public struct StubResponse: Sendable {
   enum Resolved {
     case answer(Answer)
     case invalid(String)
+    /// A WebSocket script: the core answers the upgrade (or refuses a request that is not one).
+    case webSocket
   }
 
   /// An HTTP response for `url`; `length`, when given, becomes `Content-Length` unless the

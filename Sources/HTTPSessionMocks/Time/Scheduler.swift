@@ -41,4 +41,29 @@ struct Scheduler: Sendable {
         })
     }
   }
+
+  /// A reading of the clock, for telling how long after something an event came.
+  enum Moment: Sendable {
+    /// A ``VirtualClock``'s time since its zero.
+    case virtual(Duration)
+    /// Any other clock is read as the continuous clock.
+    case real(ContinuousClock.Instant)
+  }
+
+  /// The clock's time now.
+  func now() -> Moment {
+    switch kind {
+    case .virtual(let box): return .virtual(box.object?.now.offset ?? .zero)
+    case .other: return .real(.now)
+    }
+  }
+
+  /// The time from `start` to `end` (zero when the two come from different kinds of clock).
+  static func time(from start: Moment, to end: Moment) -> Duration {
+    switch (start, end) {
+    case (.virtual(let a), .virtual(let b)): return b - a
+    case (.real(let a), .real(let b)): return a.duration(to: b)
+    default: return .zero
+    }
+  }
 }

@@ -84,6 +84,9 @@ public struct Exchange: Sendable, CustomStringConvertible {
   public var bodyByteCount: Int { answer.fullByteCount ?? answer.data?.count ?? 0 }
   /// The transport error that ended the exchange, if any.
   public var error: (any Error)? { answer.error }
+
+  /// The WebSocket connection this exchange's upgrade opened, if it did.
+  var webSocketConversation: WebSocketConversation? { answer.conversation }
   /// The stub that answered, with where it was registered, such as
   /// `GET /users/{login} (registered at UserTests.swift:12)`; `nil` when no stub did (a
   /// forwarding spy, an unmatched request, an answer from the test).

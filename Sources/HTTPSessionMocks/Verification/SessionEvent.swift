@@ -25,6 +25,8 @@ public struct SessionEvent: Sendable, CustomStringConvertible {
     case upload
     /// A task from `downloadTask(with:)` or `download(for:)`.
     case download
+    /// A task from `webSocket(with:)`: its request is the upgrade.
+    case webSocket
   }
 
   /// What happened to the task.

@@ -329,6 +329,9 @@ final class Connection: @unchecked Sendable {
     case .failed(let error):
       fault(for: error)
       return false
+    case .upgraded(let conversation):
+      _ = conversation.refuse()
+      return false
     case nil:
       return false
     }

@@ -457,6 +457,7 @@ private final class CancellingSink: ResponseSink, Sendable {
       let cancelled = (error as? URLError)?.code == .cancelled
       log.append(cancelled ? "end cancelled" : "end \(error)")
     case .unmatched: log.append("end unmatched")
+    case .upgraded: log.append("end upgraded")
     }
   }
 }

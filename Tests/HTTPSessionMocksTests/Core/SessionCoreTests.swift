@@ -204,6 +204,8 @@ final class RecordingSink: ResponseSink, @unchecked Sendable {
       case .unmatched(let answer):
         unmatchedAnswer = answer
         log.append("finish unmatched")
+      case .upgraded:
+        log.append("finish upgraded")
       }
     }
   }

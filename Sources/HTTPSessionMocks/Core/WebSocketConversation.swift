@@ -1,0 +1,296 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The side of a WebSocket that a door holds: what a stub's script does to the client.
+///
+/// The injected mock's WebSocket task and the loopback server's upgraded connection each
+/// implement it. The conversation calls it outside every lock, one call at a time, in the
+/// script's order; after ``close(_:reason:)`` or ``drop()`` nothing more comes.
+package protocol WebSocketPeer: AnyObject, Sendable {
+  /// Sends `message` to the client.
+  func deliver(_ message: URLSessionWebSocketTask.Message)
+  /// Sends the client a ping.
+  func ping()
+  /// Closes the connection with a close frame of `code` and `reason`.
+  func close(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?)
+  /// Breaks the connection without a close frame.
+  func drop()
+}
+
+/// One stubbed WebSocket connection: runs a stub's script against a door's peer, on the mock's
+/// clock, and records every message both ways.
+///
+/// The core makes one when a stub's ``StubResponse/webSocket(subprotocol:_:)`` answers a
+/// WebSocket request, and hands it to the door in `ExchangeEnd.upgraded`; the exchange in the
+/// journal keeps it, so the messages are read from there. The door calls ``start(with:)`` once
+/// the client has the handshake, then reports what the client does (``clientSent(_:)``,
+/// ``clientClosed(_:reason:)``, ``connectionLost()``), from any thread.
+///
+/// The script runs on whichever thread gives it something to do (a client's message, the
+/// clock reaching a wait), one step at a time: an event that comes while another thread runs
+/// the script is queued, and that thread takes it up before it stops.
+package final class WebSocketConversation: Sendable {
+  /// The subprotocol the stub speaks, which the handshake names when the client offers it.
+  package let subprotocol: String?
+  private let steps: [WebSocketStep]
+  private let scheduler: Scheduler
+  private let reporter: FailureReporter
+  /// Where the stub was registered: an unexpected message is reported there.
+  private let site: CallSite
+  /// The upgrade request, for reports.
+  private let summary: String
+  private let opened: Scheduler.Moment
+  private let state = Locked(State())
+
+  private struct State {
+    var peer: (any WebSocketPeer)?
+    /// The next step to run.
+    var next = 0
+    /// The client's messages that no `receive` step has taken yet.
+    var inbox: [WebSocketPayload] = []
+    /// Whether a thread is running the script.
+    var running = false
+    /// Whether the script waits for the clock, and how to stop the wait.
+    var waiting = false
+    var pendingWait: PendingCancel?
+    /// Whether the connection is over: closed by either side, or broken.
+    var ended = false
+    var messages: [WebSocketMessageRecord] = []
+    var closes: [WebSocketCloseRecord] = []
+  }
+
+  /// What the script does next, worked out under the lock and done outside it.
+  private enum Action {
+    case deliver(any WebSocketPeer, URLSessionWebSocketTask.Message)
+    case ping(any WebSocketPeer)
+    case close(any WebSocketPeer, URLSessionWebSocketTask.CloseCode, Data?)
+    case drop(any WebSocketPeer)
+    case wait(Duration)
+    case mismatch(any WebSocketPeer, expected: WebSocketPayload, got: WebSocketPayload)
+  }
+
+  init(
+    subprotocol: String?, steps: [WebSocketStep], scheduler: Scheduler,
+    reporter: FailureReporter, site: CallSite, summary: String
+  ) {
+    self.subprotocol = subprotocol
+    self.steps = steps
+    self.scheduler = scheduler
+    self.reporter = reporter
+    self.site = site
+    self.summary = summary
+    self.opened = scheduler.now()
+  }
+
+  /// Every message so far, both ways, in the order they were sent.
+  var messages: [WebSocketMessageRecord] { state.withLock { $0.messages } }
+
+  /// The closes so far: at most one from each side.
+  var closes: [WebSocketCloseRecord] { state.withLock { $0.closes } }
+
+  private var time: Duration { Scheduler.time(from: opened, to: scheduler.now()) }
+
+  // MARK: - What the door reports
+
+  /// The client has the handshake: the script starts, talking to `peer`.
+  package func start(with peer: any WebSocketPeer) {
+    let starts = state.withLock { state -> Bool in
+      guard state.peer == nil, !state.ended else { return false }
+      state.peer = peer
+      return true
+    }
+    if starts { run() }
+  }
+
+  /// The client sent `message`.
+  package func clientSent(_ message: URLSessionWebSocketTask.Message) {
+    let payload = WebSocketPayload(message)
+    let now = time
+    let goesOn = state.withLock { state -> Bool in
+      guard !state.ended else { return false }
+      state.messages.append(WebSocketMessageRecord(payload, .fromClient, at: now))
+      state.inbox.append(payload)
+      return true
+    }
+    if goesOn { run() }
+  }
+
+  /// The client closed the connection with `code` and `reason` (or echoed the server's close).
+  package func clientClosed(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+    let now = time
+    let wait = state.withLock { state -> PendingCancel? in
+      state.closes.append(WebSocketCloseRecord(.fromClient, code: code, reason: reason, at: now))
+      return end(&state)
+    }
+    wait?.run()
+  }
+
+  /// The connection broke, or the client went away without a close.
+  package func connectionLost() {
+    state.withLock { end(&$0) }?.run()
+  }
+
+  /// Marks the connection over; returns the wait to stop. The peer is let go, so that a
+  /// finished connection holds no door's object.
+  private func end(_ state: inout State) -> PendingCancel? {
+    state.ended = true
+    state.waiting = false
+    state.peer = nil
+    defer { state.pendingWait = nil }
+    return state.pendingWait
+  }
+
+  /// Ends the conversation before it starts, for a door that cannot carry a WebSocket (only a
+  /// WebSocket task is answered with one, so this is a defence, not a path); returns the error
+  /// that door's client gets.
+  package func refuse() -> URLError {
+    connectionLost()
+    return URLError(
+      .unsupportedURL,
+      userInfo: [NSLocalizedDescriptionKey: "this task cannot carry the WebSocket of \(summary)"])
+  }
+
+  // MARK: - Running the script
+
+  /// Runs steps until the script waits (for the client or the clock), ends, or another thread
+  /// is running it.
+  private func run() {
+    let claimed = state.withLock { state -> Bool in
+      guard !state.running else { return false }
+      state.running = true
+      return true
+    }
+    guard claimed else { return }
+    while let action = state.withLock({ nextAction(&$0) }) {
+      perform(action)
+    }
+  }
+
+  /// The next thing to do, with the state changed as if it were done; `nil` (and the script
+  /// released) when there is nothing to do now.
+  private func nextAction(_ state: inout State) -> Action? {
+    while true {
+      guard !state.ended, !state.waiting, let peer = state.peer, state.next < steps.count
+      else {
+        state.running = false
+        return nil
+      }
+      let step = steps[state.next]
+      switch step.kind {
+      case .send(let payload):
+        state.next += 1
+        state.messages.append(WebSocketMessageRecord(payload, .fromServer, at: time))
+        return .deliver(peer, payload.message)
+      case .receive(let expected):
+        guard !state.inbox.isEmpty else {
+          state.running = false
+          return nil
+        }
+        let received = state.inbox.removeFirst()
+        state.next += 1
+        if let expected, expected != received {
+          let reason = Data("unexpected message".utf8)
+          state.closes.append(
+            WebSocketCloseRecord(.fromServer, code: .policyViolation, reason: reason, at: time))
+          _ = end(&state)
+          return .mismatch(peer, expected: expected, got: received)
+        }
+      case .wait(let duration):
+        state.next += 1
+        guard duration > .zero else { continue }
+        state.waiting = true
+        return .wait(duration)
+      case .ping:
+        state.next += 1
+        return .ping(peer)
+      case .close(let code, let reason):
+        state.next += 1
+        let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .invalid
+        let data = reason.map { Data($0.utf8) }
+        state.closes.append(
+          WebSocketCloseRecord(.fromServer, code: closeCode, reason: data, at: time))
+        _ = end(&state)
+        return .close(peer, closeCode, data)
+      case .drop:
+        state.next += 1
+        _ = end(&state)
+        return .drop(peer)
+      }
+    }
+  }
+
+  private func perform(_ action: Action) {
+    switch action {
+    case .deliver(let peer, let message): peer.deliver(message)
+    case .ping(let peer): peer.ping()
+    case .close(let peer, let code, let reason): peer.close(code, reason: reason)
+    case .drop(let peer): peer.drop()
+    case .wait(let duration): wait(duration)
+    case .mismatch(let peer, let expected, let received):
+      let position = state.withLock { $0.next }
+      reporter.fail(
+        """
+        The WebSocket script of \(summary) expected the client's next message to be \
+        \(expected), but the client sent \(received).
+          step \(position) of the script: .receive(\(expected))
+        The server closed the socket with code 1008 (policy violation), so the client's next \
+        receive() fails. Check what the code under test sends, or change the script's \
+        .receive step (.receive(nil) takes any message).
+        """, at: site)
+      peer.close(.policyViolation, reason: Data("unexpected message".utf8))
+    }
+  }
+
+  /// Puts the end of a `wait` step on the clock; the script goes on when the clock reaches
+  /// it.
+  private func wait(_ duration: Duration) {
+    let undo = scheduler.schedule(after: duration) { [self] stalled in
+      let resumes = state.withLock { state -> Bool in
+        guard state.waiting else { return false }
+        state.waiting = false
+        state.pendingWait = nil
+        return true
+      }
+      guard resumes else { return }
+      if stalled { return stall() }
+      run()
+    }
+    guard let undo else {
+      reporter.fail(
+        "The WebSocket script of \(summary) waits \(duration) on a VirtualClock that no longer "
+          + "exists, so nothing can ever advance it; the connection is dropped. Keep the clock "
+          + "for as long as the test runs.", at: site)
+      let peer = state.withLock { state -> (any WebSocketPeer)? in
+        let peer = state.peer
+        _ = end(&state)
+        return peer
+      }
+      peer?.drop()
+      return
+    }
+    let late = state.withLock { state -> Bool in
+      guard state.waiting else { return true }
+      state.pendingWait = undo
+      return false
+    }
+    if late { undo.run() }
+  }
+
+  /// The stall watchdog ended a wait: nothing advanced the clock while the test waited.
+  private func stall() {
+    let reason = Data("nothing advanced the VirtualClock".utf8)
+    let now = time
+    let peer = state.withLock { state -> (any WebSocketPeer)? in
+      guard !state.ended else { return nil }
+      state.closes.append(
+        WebSocketCloseRecord(.fromServer, code: .internalServerError, reason: reason, at: now))
+      let peer = state.peer
+      _ = end(&state)
+      return peer
+    }
+    peer?.close(.internalServerError, reason: reason)
+  }
+}

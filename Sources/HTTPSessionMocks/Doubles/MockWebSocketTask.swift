@@ -1,0 +1,387 @@
+import Foundation
+import HTTPSessionKit
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The injected mock's WebSocket task: `URLSessionMock.webSocket(with:)` makes one.
+///
+/// It behaves as `URLSessionWebSocketTask` does. Nothing is sent before `resume()`; then the
+/// upgrade request goes through the mock's core like any request (recorded, routed, answered
+/// on the clock), and a stub's WebSocket script talks to it. `receive()` suspends until the
+/// script sends a message, and throws once the connection is closed (with ``closeCode`` and
+/// ``closeReason`` set to the server's); `send(_:)` after the close throws. Sends and pings
+/// made before the handshake completes wait for it, as URLSession's do.
+///
+/// Unlike URLSession's, `receive()` also ends when the calling Swift task is cancelled
+/// (throwing `CancellationError`), so that a test never hangs on it.
+final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
+  typealias Message = URLSessionWebSocketTask.Message
+
+  private enum Phase {
+    case suspended
+    case connecting
+    case open(WebSocketConversation)
+    case closed
+  }
+
+  private struct State {
+    var phase = Phase.suspended
+    /// Messages from the server that no `receive()` has taken yet.
+    var inbox: [Message] = []
+    var receivers: [(id: UInt64, continuation: CheckedContinuation<Message, any Error>)] = []
+    /// `receive()` calls whose Swift task was cancelled before they waited.
+    var cancelledReceivers: Set<UInt64> = []
+    var nextReceiver: UInt64 = 0
+    /// Sends and pings made before the handshake completed.
+    var pendingSends: [(Message, CheckedContinuation<Void, any Error>)] = []
+    var pendingPings: [@Sendable ((any Error)?) -> Void] = []
+    var closeCode = URLSessionWebSocketTask.CloseCode.invalid
+    var closeReason: Data?
+    /// What `receive()` and `send(_:)` throw once the connection is closed.
+    var failure: (any Error)?
+    var maximumMessageSize = 1 << 20
+  }
+
+  /// What the task hands out when it leaves the lock: continuations to resume and handlers
+  /// to call.
+  private struct Release {
+    var messages: [(CheckedContinuation<Message, any Error>, Message)] = []
+    var receiveFailures: [CheckedContinuation<Message, any Error>] = []
+    var sends: [CheckedContinuation<Void, any Error>] = []
+    var pings: [@Sendable ((any Error)?) -> Void] = []
+    var error: (any Error)?
+
+    func run() {
+      for (continuation, message) in messages { continuation.resume(returning: message) }
+      let error = error ?? URLError(.networkConnectionLost)
+      for continuation in receiveFailures { continuation.resume(throwing: error) }
+      for continuation in sends { continuation.resume(throwing: error) }
+      for ping in pings { ping(error) }
+    }
+  }
+
+  private let handshake: MockTask
+  private let locked = Locked(State())
+
+  init(request: URLRequest, core: SessionCore) {
+    let sink = HandshakeSink()
+    handshake = core.makeTask(request, kind: .webSocket, door: .injected, receiver: .sink(sink))
+    sink.owner.withLock { $0 = WeakReference(self) }
+  }
+
+  // MARK: - HTTPWebSocketTask
+
+  func resume() {
+    let starts = locked.withLock { state -> Bool in
+      guard case .suspended = state.phase else { return false }
+      state.phase = .connecting
+      return true
+    }
+    if starts { handshake.resume() }
+  }
+
+  func cancel() {
+    end(sendingClose: nil, error: URLError(.cancelled, for: handshake.originalRequest))
+  }
+
+  func cancel(with closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+    end(
+      sendingClose: (closeCode, reason),
+      error: URLError(.cancelled, for: handshake.originalRequest))
+  }
+
+  func send(_ message: Message) async throws {
+    enum Next {
+      case now(WebSocketConversation)
+      case wait
+      case fail(any Error)
+    }
+    let next = locked.withLock { state -> Next in
+      switch state.phase {
+      case .open(let conversation): return .now(conversation)
+      case .suspended, .connecting: return .wait
+      case .closed: return .fail(state.failure ?? URLError(.networkConnectionLost))
+      }
+    }
+    switch next {
+    case .now(let conversation): conversation.clientSent(message)
+    case .fail(let error): throw error
+    case .wait:
+      try await withCheckedThrowingContinuation { continuation in
+        let outcome = locked.withLock { state -> Result<WebSocketConversation, any Error>? in
+          switch state.phase {
+          case .open(let conversation): return .success(conversation)
+          case .closed: return .failure(state.failure ?? URLError(.networkConnectionLost))
+          case .suspended, .connecting:
+            state.pendingSends.append((message, continuation))
+            return nil
+          }
+        }
+        switch outcome {
+        case .success(let conversation)?:
+          conversation.clientSent(message)
+          continuation.resume()
+        case .failure(let error)?: continuation.resume(throwing: error)
+        case nil: break
+        }
+      }
+    }
+  }
+
+  func receive() async throws -> Message {
+    let id = locked.withLock { state -> UInt64 in
+      defer { state.nextReceiver += 1 }
+      return state.nextReceiver
+    }
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let outcome = locked.withLock { state -> Result<Message, any Error>? in
+          if !state.inbox.isEmpty { return .success(state.inbox.removeFirst()) }
+          if case .closed = state.phase {
+            return .failure(state.failure ?? URLError(.networkConnectionLost))
+          }
+          if state.cancelledReceivers.remove(id) != nil { return .failure(CancellationError()) }
+          state.receivers.append((id, continuation))
+          return nil
+        }
+        if let outcome { continuation.resume(with: outcome) }
+      }
+    } onCancel: {
+      let waiting = locked.withLock { state -> CheckedContinuation<Message, any Error>? in
+        guard let index = state.receivers.firstIndex(where: { $0.id == id }) else {
+          state.cancelledReceivers.insert(id)
+          return nil
+        }
+        return state.receivers.remove(at: index).continuation
+      }
+      waiting?.resume(throwing: CancellationError())
+    }
+  }
+
+  func sendPing(pongReceiveHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    let outcome = locked.withLock { state -> (any Error)?? in
+      switch state.phase {
+      case .open: return .some(nil)
+      case .closed: return .some(state.failure ?? URLError(.networkConnectionLost))
+      case .suspended, .connecting:
+        state.pendingPings.append(pongReceiveHandler)
+        return .none
+      }
+    }
+    // The script's server answers a ping at once, as servers do.
+    if let outcome { pongReceiveHandler(outcome) }
+  }
+
+  var closeCode: URLSessionWebSocketTask.CloseCode { locked.withLock { $0.closeCode } }
+
+  var closeReason: Data? { locked.withLock { $0.closeReason } }
+
+  var maximumMessageSize: Int {
+    get { locked.withLock { $0.maximumMessageSize } }
+    set { locked.withLock { $0.maximumMessageSize = newValue } }
+  }
+
+  var state: URLSessionTask.State {
+    locked.withLock { state in
+      switch state.phase {
+      case .suspended: return .suspended
+      case .connecting, .open: return .running
+      case .closed: return .completed
+      }
+    }
+  }
+
+  // MARK: - WebSocketPeer: what the script does
+
+  func deliver(_ message: Message) {
+    let size: Int
+    switch message {
+    case .string(let text): size = text.utf8.count
+    case .data(let data): size = data.count
+    @unknown default: size = 0
+    }
+    enum Outcome {
+      case handed(CheckedContinuation<Message, any Error>)
+      case kept
+      case tooBig(Int)
+      case ignored
+    }
+    let outcome = locked.withLock { state -> Outcome in
+      guard case .open = state.phase else { return .ignored }
+      guard size <= state.maximumMessageSize else { return .tooBig(state.maximumMessageSize) }
+      guard !state.receivers.isEmpty else {
+        state.inbox.append(message)
+        return .kept
+      }
+      return .handed(state.receivers.removeFirst().continuation)
+    }
+    switch outcome {
+    case .handed(let continuation): continuation.resume(returning: message)
+    case .kept, .ignored: break
+    case .tooBig(let limit):
+      // As URLSession does: the client closes with 1009 and the receive fails.
+      let error = Self.posixError(
+        EMSGSIZE,
+        "Message too long: the server sent a message of \(size) bytes, over the task's "
+          + "maximumMessageSize of \(limit)")
+      end(sendingClose: (.messageTooBig, nil), error: error)
+    }
+  }
+
+  func ping() {
+    // The client answers a ping with a pong by itself; there is nothing to tell the code.
+  }
+
+  func close(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+    let error = Self.posixError(
+      ENOTCONN, "Socket is not connected: the server closed the WebSocket with \(code.rawValue)")
+    let (release, conversation) = locked.withLock { state -> (Release?, WebSocketConversation?) in
+      guard case .open(let conversation) = state.phase else { return (nil, nil) }
+      state.closeCode = code
+      state.closeReason = reason
+      return (close(&state, error), conversation)
+    }
+    // The client echoes the close, as a WebSocket client does.
+    conversation?.clientClosed(code, reason: reason)
+    release?.run()
+  }
+
+  func drop() {
+    let error = URLError(
+      .networkConnectionLost, for: handshake.originalRequest,
+      description: "the stub's WebSocket script dropped the connection")
+    locked.withLock { state -> Release? in
+      guard case .open = state.phase else { return nil }
+      return close(&state, error)
+    }?.run()
+  }
+
+  // MARK: - The handshake
+
+  /// The upgrade's answer: the script's connection, or a refusal.
+  fileprivate func handshakeEnded(_ response: URLResponse?, _ end: ExchangeEnd) {
+    switch end {
+    case .upgraded(let conversation):
+      let pending = locked.withLock {
+        state -> (
+          [(Message, CheckedContinuation<Void, any Error>)], [@Sendable ((any Error)?) -> Void]
+        )? in
+        guard case .connecting = state.phase else { return nil }
+        state.phase = .open(conversation)
+        defer {
+          state.pendingSends = []
+          state.pendingPings = []
+        }
+        return (state.pendingSends, state.pendingPings)
+      }
+      guard let (sends, pings) = pending else {
+        // Cancelled while the handshake was on its way.
+        return conversation.connectionLost()
+      }
+      conversation.start(with: self)
+      for (message, continuation) in sends {
+        conversation.clientSent(message)
+        continuation.resume()
+      }
+      for ping in pings { ping(nil) }
+    case .complete:
+      let status = (response as? HTTPURLResponse)?.statusCode
+      let error = URLError(
+        .badServerResponse, for: handshake.originalRequest,
+        description: "the server refused the WebSocket upgrade"
+          + (status.map { " with status \($0)" } ?? ""))
+      self.end(sendingClose: nil, error: error)
+    case .failed(let error):
+      self.end(sendingClose: nil, error: error)
+    case .unmatched(let unmatched):
+      self.end(sendingClose: nil, error: unmatched.error)
+    }
+  }
+
+  // MARK: - Ending
+
+  /// Ends the task from the client's side: a close frame (when one is given and the
+  /// connection is open) or a break, then every waiter fails with `error`.
+  private func end(
+    sendingClose close: (URLSessionWebSocketTask.CloseCode, Data?)?, error: any Error
+  ) {
+    enum Before {
+      case suspended
+      case connecting
+      case open(WebSocketConversation)
+    }
+    let (before, release) = locked.withLock { state -> (Before?, Release?) in
+      let before: Before
+      switch state.phase {
+      case .closed: return (nil, nil)
+      case .suspended: before = .suspended
+      case .connecting: before = .connecting
+      case .open(let conversation): before = .open(conversation)
+      }
+      if let close {
+        state.closeCode = close.0
+        state.closeReason = close.1
+      }
+      return (before, self.close(&state, error))
+    }
+    switch before {
+    case .open(let conversation)?:
+      if let close {
+        conversation.clientClosed(close.0, reason: close.1)
+      } else {
+        conversation.connectionLost()
+      }
+    case .connecting?: handshake.cancel()
+    case .suspended?, nil: break
+    }
+    release?.run()
+  }
+
+  /// Marks the connection closed and takes out everything waiting on it.
+  private func close(_ state: inout State, _ error: any Error) -> Release {
+    state.phase = .closed
+    state.failure = error
+    var release = Release(error: error)
+    release.receiveFailures = state.receivers.map(\.continuation)
+    release.sends = state.pendingSends.map(\.1)
+    release.pings = state.pendingPings
+    state.receivers = []
+    state.pendingSends = []
+    state.pendingPings = []
+    return release
+  }
+
+  private static func posixError(_ code: Int32, _ description: String) -> NSError {
+    NSError(
+      domain: NSPOSIXErrorDomain, code: Int(code),
+      userInfo: [NSLocalizedDescriptionKey: description])
+  }
+}
+
+/// The handshake task's sink: it hands the upgrade's answer to the WebSocket task.
+private final class HandshakeSink: ResponseSink {
+  let owner = Locked<WeakReference<MockWebSocketTask>?>(nil)
+  private let response = Locked<URLResponse?>(nil)
+
+  func receive(_ response: URLResponse) { self.response.withLock { $0 = response } }
+  func receive(_ body: Data) {}
+
+  func finish(_ end: ExchangeEnd) {
+    let head = response.withLock { $0 }
+    guard let task = owner.withLock({ $0?.object }) else {
+      if case .upgraded(let conversation) = end { conversation.connectionLost() }
+      return
+    }
+    task.handshakeEnded(head, end)
+  }
+}
