@@ -698,11 +698,17 @@ final class SessionCore: Sendable {
     in state: inout State
   ) {
     task.finishLocked(answer)
-    // A streamed body's exchange lists the pieces delivered, however the stream ended.
-    let recorded = task.pieceLogLocked.map { answer.delivered(in: $0.pieces) } ?? answer
-    let exchange = Exchange(
-      taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: recorded,
-      stub: stub, door: task.door)
+    let exchange: Exchange
+    if let log = task.pieceLogLocked {
+      // A streamed body's exchange lists the pieces delivered, however the stream ended.
+      exchange = Exchange(
+        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked,
+        answer: answer.delivered(in: log.pieces), stub: stub, door: task.door)
+    } else {
+      exchange = Exchange(
+        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
+        stub: stub, door: task.door)
+    }
     receiver.recorded(exchange)
     state.records.recordCompleted(exchange)
   }
