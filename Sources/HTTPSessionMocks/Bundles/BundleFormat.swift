@@ -115,6 +115,10 @@ enum BundleFormat {
             + ".json or .error(URLError(...)) instead")
       case .invalid(let message):
         members["invalid"] = .string(message)
+      case .proxy:
+        throw unstorable(
+          "it is proxied (.proxy(to:)), which this file format cannot say; write the bundle with "
+            + "write(to:format: .wireMock)")
       }
       if let delay = response.delay { members["delay"] = .string(DurationCoding.encode(delay)) }
       if let distribution = response.delayDistribution {

@@ -376,6 +376,20 @@ extension WireMockFormat {
         }
       case .raw:
         throw fail("it is given as is (StubResponse(data:response:error:))")
+      case .proxy(let proxy):
+        guard !proxy.hasSession else {
+          throw fail(
+            "it is proxied through a session of the test (.proxy(to:through:)); a mapping names "
+              + "only a URL")
+        }
+        members["proxyBaseUrl"] = .string(proxy.baseURL.absoluteString)
+        if !proxy.addedHeaders.isEmpty {
+          members["additionalProxyRequestHeaders"] = .object(
+            proxy.addedHeaders.mapValues { .string($0) })
+        }
+        if !proxy.removedHeaders.isEmpty {
+          members["removeProxyRequestHeaders"] = .array(proxy.removedHeaders.map { .string($0) })
+        }
       case .invalid(let message):
         throw fail("its response is malformed: \(message)")
       }

@@ -40,6 +40,8 @@ public struct StubResponse: Sendable {
     case raw(data: Data?, response: URLResponse?, error: (any Error)?)
     case error(any Error)
     case invalid(String)
+    /// Fetched from another server: see ``StubResponse/proxy(to:through:addingHeaders:removingHeaders:)``.
+    case proxy(Proxy)
   }
 
   /// The content and its caches, in one object so that copying a response (as routing does
@@ -321,6 +323,8 @@ public struct StubResponse: Sendable {
       answer = Answer(error: error)
     case .invalid(let problem):
       return .invalid(problem)
+    case .proxy:
+      return .invalid("A proxied response (.proxy(to:)) answers only as a stub's response.")
     }
     storage.lastAnswer.withLock { $0 = (url, isHead, answer) }
     return .answer(answer)
