@@ -442,19 +442,13 @@ extension WireMockFormat {
     private mutating func bytes(
       _ data: Data, name: String?, index: Int, into members: inout [String: JSONValue]
     ) {
-      let text = BodyCoding.text(of: data)
-      if intoFolder && (name != nil || text == nil) {
-        var path =
-          name.flatMap { BundleFiles.isContained($0) ? $0 : nil } ?? "body-\(index + 1).bin"
-        if let existing = files[path], existing != data {
-          path = "body-\(index + 1)-" + (path as NSString).lastPathComponent
-        }
-        files[path] = data
-        members["bodyFileName"] = .string(path)
-      } else if let text {
-        members["body"] = .string(text)
-      } else {
-        members["base64Body"] = .string(data.base64EncodedString())
+      let stem = "body-\(index + 1)"
+      switch BodyPlacement.place(
+        data, name: name, intoFolder: intoFolder, stem: stem, files: &files)
+      {
+      case .file(let path): members["bodyFileName"] = .string(path)
+      case .text(let text): members["body"] = .string(text)
+      case .base64(let base64): members["base64Body"] = .string(base64)
       }
     }
   }
