@@ -33,7 +33,10 @@ struct Options: Sendable {
                        its figure)
       --server         the loopback server under wrk (5 s per scenario, 1, 8 and 64
                        connections), beside nginx and python3 -m http.server (needs wrk,
-                       nginx-light: apt-get install wrk nginx-light; --quick: 2 s each)
+                       nginx-light: apt-get install wrk nginx-light; --quick: 2 s each);
+                       then stub-server beside the real WireMock 2.35.1: start-up on 100
+                       mappings, RSS, wrk at 1 and 8 connections (needs java, the jar from
+                       Tests/fetch-wiremock, and swift build -c release --product stub-server)
     """
 
   struct UsageError: Error, CustomStringConvertible {

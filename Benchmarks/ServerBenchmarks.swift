@@ -9,7 +9,8 @@ import HTTPSessionServer
 #endif
 
 // The loopback server under wrk, side by side with nginx serving the same body as a static file
-// and Python's http.server (ThreadingHTTPServer): `benchmarks --server`. Each scenario runs
+// and Python's http.server (ThreadingHTTPServer), and the real WireMock beside stub-server
+// (WireMockBenchmarks.swift): `benchmarks --server`. Each scenario runs
 // wrk once for 5 s with keep-alive connections, on the same 26-byte JSON body.
 
 /// The 26-byte JSON body every server answers with.
@@ -103,6 +104,7 @@ func runServerBenchmarks(seconds: Int) throws {
   } else {
     print("python scenarios skipped: python3 is not installed")
   }
+  results += try runWireMockBenchmarks(wrk: wrk, seconds: seconds)
   print(serverTable(results, seconds: seconds))
 }
 
@@ -140,17 +142,17 @@ private func serverTable(_ results: [WrkResult], seconds: Int) -> String {
   return lines.joined(separator: "\n")
 }
 
-private func goal(_ label: String, _ ratio: Double, _ target: Double) -> String {
+func goal(_ label: String, _ ratio: Double, _ target: Double) -> String {
   "goal: \(label): \(String(format: "%.2fx", ratio)) \(ratio >= target ? "met" : "MISSED")"
 }
 
 extension String {
-  fileprivate func leftPadded(_ width: Int) -> String {
+  func leftPadded(_ width: Int) -> String {
     count >= width ? " " + self : String(repeating: " ", count: width - count) + self
   }
 }
 
-private func runWrk(
+func runWrk(
   _ wrk: String, _ server: String, _ url: String, _ connections: Int, _ seconds: Int
 ) throws -> WrkResult {
   let threads = min(connections, 2)
@@ -178,7 +180,7 @@ private func runWrk(
     non2xx: Int(number(after: "Non-2xx or 3xx responses:") ?? 0))
 }
 
-private func program(_ name: String) -> String? {
+func program(_ name: String) -> String? {
   ["/usr/bin", "/usr/sbin", "/bin", "/usr/local/bin", "/opt/homebrew/bin"].map { "\($0)/\(name)" }
     .first { FileManager.default.isExecutableFile(atPath: $0) }
 }
@@ -195,7 +197,7 @@ private func capture(_ path: String, _ arguments: [String]) throws -> String {
   return String(decoding: data, as: UTF8.self)
 }
 
-private func start(_ path: String, _ arguments: [String]) throws -> Process {
+func start(_ path: String, _ arguments: [String]) throws -> Process {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: path)
   process.arguments = arguments
@@ -205,13 +207,18 @@ private func start(_ path: String, _ arguments: [String]) throws -> Process {
   return process
 }
 
-private func stopProcess(_ process: Process) {
+/// Ends `process` (one this benchmark started): SIGTERM, then SIGKILL if it is still running
+/// 5 s later (a SIGTERM from `Process.terminate()` was seen to go unanswered by a stub-server
+/// child once), then waits for it.
+func stopProcess(_ process: Process) {
   if process.isRunning { process.terminate() }
+  for _ in 0..<500 where process.isRunning { usleep(10_000) }
+  if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   process.waitUntilExit()
 }
 
 /// A port that was free a moment ago: bind port 0, read it, close.
-private func freePort() -> Int {
+func freePort() -> Int {
   let mock = URLSessionMock()
   guard let server = try? mock.startServer() else { return 18_080 }
   let port = server.port

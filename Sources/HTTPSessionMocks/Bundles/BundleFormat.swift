@@ -94,11 +94,11 @@ enum BundleFormat {
         case .data(let data):
           bytes(data, name: nil, entry: entry, number: number, into: &members)
         case .stored(let path, let data):
-          bytes(data, name: path, entry: entry, number: number, into: &members, keepFile: true)
+          bytes(data, name: path, entry: entry, number: number, into: &members)
         case .file(let name, _):
           switch response.storage.bytes(of: body) {
           case .success(let data):
-            bytes(data, name: name, entry: entry, number: number, into: &members, keepFile: true)
+            bytes(data, name: name, entry: entry, number: number, into: &members)
           case .failure(let problem):
             throw unstorable(problem.message)
           }
@@ -117,6 +117,10 @@ enum BundleFormat {
         members["invalid"] = .string(message)
       case .webSocket(let subprotocol, let steps):
         members["webSocket"] = WebSocketCoding.encode(subprotocol: subprotocol, steps: steps)
+      case .proxy:
+        throw unstorable(
+          "it is proxied (.proxy(to:)), which this file format cannot say; write the bundle with "
+            + "write(to:format: .wireMock)")
       }
       if let delay = response.delay { members["delay"] = .string(DurationCoding.encode(delay)) }
       if let distribution = response.delayDistribution {
@@ -139,23 +143,15 @@ enum BundleFormat {
 
     /// A body of bytes: text when it reads as text, else base64 inline or a sibling file.
     private mutating func bytes(
-      _ data: Data, name: String?, entry: Int, number: Int, into members: inout [String: JSONValue],
-      keepFile: Bool = false
+      _ data: Data, name: String?, entry: Int, number: Int, into members: inout [String: JSONValue]
     ) {
-      let text = BodyCoding.text(of: data)
-      if intoFolder && (keepFile || text == nil) {
-        var path =
-          name.flatMap { BundleFiles.isContained($0) ? $0 : nil }
-          ?? "bodies/entry-\(entry)-\(number).bin"
-        if let existing = files[path], existing != data {
-          path = "bodies/entry-\(entry)-\(number)-" + (path as NSString).lastPathComponent
-        }
-        files[path] = data
-        members["file"] = .string(path)
-      } else if let text {
-        members["text"] = .string(text)
-      } else {
-        members["base64"] = .string(data.base64EncodedString())
+      let stem = "bodies/entry-\(entry)-\(number)"
+      switch BodyPlacement.place(
+        data, name: name, intoFolder: intoFolder, stem: stem, files: &files)
+      {
+      case .file(let path): members["file"] = .string(path)
+      case .text(let text): members["text"] = .string(text)
+      case .base64(let base64): members["base64"] = .string(base64)
       }
     }
   }

@@ -376,6 +376,20 @@ extension WireMockFormat {
         }
       case .raw:
         throw fail("it is given as is (StubResponse(data:response:error:))")
+      case .proxy(let proxy):
+        guard !proxy.hasSession else {
+          throw fail(
+            "it is proxied through a session of the test (.proxy(to:through:)); a mapping names "
+              + "only a URL")
+        }
+        members["proxyBaseUrl"] = .string(proxy.baseURL.absoluteString)
+        if !proxy.addedHeaders.isEmpty {
+          members["additionalProxyRequestHeaders"] = .object(
+            proxy.addedHeaders.mapValues { .string($0) })
+        }
+        if !proxy.removedHeaders.isEmpty {
+          members["removeProxyRequestHeaders"] = .array(proxy.removedHeaders.map { .string($0) })
+        }
       case .invalid(let message):
         throw fail("its response is malformed: \(message)")
       case .webSocket:
@@ -432,19 +446,13 @@ extension WireMockFormat {
     private mutating func bytes(
       _ data: Data, name: String?, index: Int, into members: inout [String: JSONValue]
     ) {
-      let text = BodyCoding.text(of: data)
-      if intoFolder && (name != nil || text == nil) {
-        var path =
-          name.flatMap { BundleFiles.isContained($0) ? $0 : nil } ?? "body-\(index + 1).bin"
-        if let existing = files[path], existing != data {
-          path = "body-\(index + 1)-" + (path as NSString).lastPathComponent
-        }
-        files[path] = data
-        members["bodyFileName"] = .string(path)
-      } else if let text {
-        members["body"] = .string(text)
-      } else {
-        members["base64Body"] = .string(data.base64EncodedString())
+      let stem = "body-\(index + 1)"
+      switch BodyPlacement.place(
+        data, name: name, intoFolder: intoFolder, stem: stem, files: &files)
+      {
+      case .file(let path): members["bodyFileName"] = .string(path)
+      case .text(let text): members["body"] = .string(text)
+      case .base64(let base64): members["base64Body"] = .string(base64)
       }
     }
   }

@@ -96,7 +96,8 @@ enum WireMockFormat {
   static let responseMembers: Set = [
     "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
     "fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay", "fault",
-    "proxyBaseUrl", "additionalProxyRequestHeaders", "transformers", "transformerParameters",
+    "proxyBaseUrl", "additionalProxyRequestHeaders", "removeProxyRequestHeaders", "transformers",
+    "transformerParameters",
   ]
   /// The members of a value pattern object.
   static let patternMembers: Set = [
@@ -566,10 +567,6 @@ enum WireMockFormat {
     if let given = try cursor.optional("delayDistribution"), !given.isNull {
       response = response.delayed(by: try distribution(given))
     }
-    for key in ["proxyBaseUrl", "additionalProxyRequestHeaders"]
-    where keys.contains(key) {
-      throw try cursor.required(key, "").fail("\(key) is not supported yet", kind: .unsupported)
-    }
     if let given = try cursor.optional("fixedDelayMilliseconds"), !given.isNull {
       let milliseconds = try given.integer()
       guard milliseconds >= 0 else { throw given.expected("a number of milliseconds, 0 or more") }
@@ -585,6 +582,50 @@ enum WireMockFormat {
       guard milliseconds >= 0 else { throw total.expected("a number of milliseconds, 0 or more") }
       response = response.dribbled(inChunks: count, over: .milliseconds(milliseconds))
     }
+    if let given = try cursor.optional("proxyBaseUrl"), !given.isNull {
+      response = try proxy(given, cursor, keys: keys)
+    } else {
+      for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"]
+      where keys.contains(key) {
+        throw try cursor.required(key, "").fail("is given without proxyBaseUrl")
+      }
+    }
     return response
+  }
+
+  /// A proxied response: `proxyBaseUrl` (`given`) with the request headers it adds and removes.
+  /// WireMock answers a proxied mapping from the upstream alone, so the members that shape an
+  /// answer are refused beside it, and so are delays, which a proxied answer here cannot have.
+  private static func proxy(_ given: JSONCursor, _ cursor: JSONCursor, keys: Set<String>)
+    throws(MockBundleError) -> StubResponse
+  {
+    let text = try given.string()
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https", url.host != nil, url.query == nil
+    else { throw given.expected("an http or https URL without a query") }
+    for key in [
+      "body", "jsonBody", "base64Body", "bodyFileName", "fault", "status", "statusMessage",
+      "headers",
+    ] where keys.contains(key) {
+      throw try cursor.required(key, "").fail(
+        "is given with proxyBaseUrl, whose answer comes from the upstream as it is")
+    }
+    for key in ["fixedDelayMilliseconds", "delayDistribution", "chunkedDribbleDelay"]
+    where keys.contains(key) {
+      throw try cursor.required(key, "").fail(
+        "with proxyBaseUrl is not supported: a proxied answer comes when the upstream answers",
+        kind: .unsupported)
+    }
+    var added: [String: String] = [:]
+    if let headers = try cursor.optional("additionalProxyRequestHeaders"), !headers.isNull {
+      for member in try headers.members() {
+        added[member.key] = try headers.member(member.key, member.value).string()
+      }
+    }
+    var removed: [String] = []
+    if let names = try cursor.optional("removeProxyRequestHeaders"), !names.isNull {
+      for element in try names.elements() { removed.append(try element.string()) }
+    }
+    return .proxy(to: url, addingHeaders: added, removingHeaders: removed)
   }
 }

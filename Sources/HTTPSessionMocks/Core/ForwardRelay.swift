@@ -26,6 +26,8 @@ final class ForwardRelay: @unchecked Sendable {
   private let request: URLRequest
   private let taskIdentifier: Int
   private let door: Door
+  /// The stub whose answer this is (a proxied stub's), or `nil`.
+  private let stub: StubTable.Definition?
 
   /// The double's task while the wrapped task's resume runs; `nil` once it has returned.
   private var resumingTask: MockTask?
@@ -33,7 +35,11 @@ final class ForwardRelay: @unchecked Sendable {
   private weak var pendingTask: MockTask?
   private var answered = false
 
-  init(for task: MockTask, _ request: URLRequest, _ receiver: Receiver, in core: SessionCore) {
+  init(
+    for task: MockTask, _ request: URLRequest, _ receiver: Receiver, in core: SessionCore,
+    stub: StubTable.Definition? = nil
+  ) {
+    self.stub = stub
     self.state = core.weakState
     self.receiver = receiver
     self.request = request
@@ -55,7 +61,7 @@ final class ForwardRelay: @unchecked Sendable {
     // The wrapped double's report is its own; to this double it is a transport error.
     let answer = answer.unmatched.map { Answer(error: $0.error) } ?? answer
     let exchange = Exchange(
-      taskIdentifier: taskIdentifier, request: request, answer: answer, stub: nil, door: door)
+      taskIdentifier: taskIdentifier, request: request, answer: answer, stub: stub, door: door)
     state.withLock { state in
       answered = true
       if let task = resumingTask ?? pendingTask { task.finishLocked(answer) }

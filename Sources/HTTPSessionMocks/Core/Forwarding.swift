@@ -6,7 +6,8 @@ import HTTPSessionKit
 #endif
 
 /// Hands a double's request to another session and relays what that session answers: how a
-/// forwarding ``SpySession`` answers, and a mock's `.passThrough` policy.
+/// forwarding ``SpySession`` answers, a mock's `.passThrough` policy, and a proxied stub
+/// (`StubResponse.proxy(to:through:addingHeaders:removingHeaders:)`).
 ///
 /// A session that forwards (directly or through others) to itself would recurse until the
 /// stack overflows, so each request counts the forwards it has passed through. Between our own

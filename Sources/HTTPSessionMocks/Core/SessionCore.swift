@@ -262,6 +262,9 @@ final class SessionCore: Sendable {
       case .dynamic(let build):
         response = build(request, claim.parameters)
       }
+      if case .proxy(let upstream) = response.content {
+        return proxy(task, request, upstream, of: response, stub: definition, site: definition.site)
+      }
       let answer: Answer
       switch response.resolve(for: request) {
       case .invalid(let problem):
@@ -353,6 +356,9 @@ final class SessionCore: Sendable {
       let answer = Answer(unmatched: UnmatchedAnswer(report: report, error: error))
       schedule(answer, to: task, request, after: .zero, stub: nil)
     case .respond(let response):
+      if case .proxy(let upstream) = response.content {
+        return proxy(task, request, upstream, of: response, stub: nil, site: ownerSite)
+      }
       let answer: Answer
       switch response.resolve(for: request) {
       case .invalid(let problem):
@@ -585,7 +591,12 @@ final class SessionCore: Sendable {
 
   /// Hands the task to `session`; what that session answers is delivered as it is, and a
   /// cancel is passed on for that session to deliver.
-  private func forward(_ task: MockTask, to session: any HTTPSession, site: CallSite) {
+  /// With `upstream`, that request is sent instead of the task's (a proxied stub's), and the
+  /// exchange is recorded as `stub`'s.
+  private func forward(
+    _ task: MockTask, to session: any HTTPSession, site: CallSite,
+    sending upstream: URLRequest? = nil, stub: StubTable.Definition? = nil
+  ) {
     guard task.kind != .webSocket else {
       // A WebSocket's messages cannot pass through a data task's relay.
       let error = URLError(
@@ -609,7 +620,9 @@ final class SessionCore: Sendable {
     let (request, receiver) = state.withLock { _ in
       (task.currentRequestLocked, task.takeSinkForForwardingLocked())
     }
-    forward(task, request, receiver, to: session, core: Forwarding.core(of: session))
+    forward(
+      task, request, receiver, to: session, core: Forwarding.core(of: session),
+      sending: upstream, stub: stub)
   }
 
   /// Forwards `task`, whose request and receiver have been taken, to `session`, whose core is
@@ -620,13 +633,14 @@ final class SessionCore: Sendable {
   /// until then, to pass a cancel on.
   private func forward(
     _ task: MockTask, _ request: URLRequest, _ receiver: Receiver?, to session: any HTTPSession,
-    core: SessionCore?
+    core: SessionCore?, sending upstream: URLRequest? = nil, stub: StubTable.Definition? = nil
   ) {
     guard let receiver else {
       settleResume()  // a cancel came first and has delivered
       return
     }
-    let relay = ForwardRelay(for: task, request, receiver, in: self)
+    let relay = ForwardRelay(for: task, request, receiver, in: self, stub: stub)
+    let request = upstream ?? request
     let depth = Forwarding.depth(of: task) + 1
     guard let core else {
       let inner = Forwarding.makeTask(task.kind, request, in: session, relay: relay.handler)
@@ -653,6 +667,31 @@ final class SessionCore: Sendable {
     }
     if runNow { cancel() }
     for waiter in waiters { waiter.resume() }
+  }
+
+  // MARK: - Proxied answers (StubResponse.proxy)
+
+  /// Sends `request`, changed as `upstream` says, to its session, and delivers what that
+  /// session answers as `stub`'s answer (`nil`: the unmatched-request policy's). A proxied
+  /// answer comes when the upstream answers, so a delay or a dribble is refused, reported at
+  /// `site`.
+  private func proxy(
+    _ task: MockTask, _ request: URLRequest, _ upstream: StubResponse.Proxy,
+    of response: StubResponse, stub: StubTable.Definition?, site: CallSite
+  ) {
+    guard response.isImmediate, response.dribble == nil else {
+      return failInvalid(
+        task, request,
+        "A proxied response (.proxy(to: \(upstream.baseURL.absoluteString))) cannot be delayed "
+          + "or dribbled: it comes when the upstream answers.", site: site)
+    }
+    guard let sent = upstream.upstreamRequest(for: request) else {
+      return failInvalid(
+        task, request,
+        "\(request.summary) has no path and query to send to \(upstream.baseURL.absoluteString).",
+        site: site)
+    }
+    forward(task, to: upstream.session, site: site, sending: sent, stub: stub)
   }
 
   private func hold(_ task: MockTask, in held: WeakReference<HeldTasks>) {

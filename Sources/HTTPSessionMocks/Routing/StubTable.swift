@@ -361,6 +361,14 @@ struct StubTable: Sendable {
   func nearMisses(
     for request: URLRequest, redacting redaction: ReportRedaction
   ) -> [(definition: Definition, reasons: [String])] {
+    rankedNearMisses(for: request, redacting: redaction).map { ($0.definition, $0.reasons) }
+  }
+
+  /// Every stub, closest to `request` first, with its distance: the summed weight of what
+  /// differed (0 when it matches and may answer).
+  func rankedNearMisses(
+    for request: URLRequest, redacting redaction: ReportRedaction
+  ) -> [(definition: Definition, distance: Double, reasons: [String])] {
     let facts = RequestFacts(registry.requestTransform.map { $0(request) } ?? request)
     let ranked = registry.definitions.values.map { definition in
       var evaluation = definition.matcher.evaluate(facts, redaction: redaction)
@@ -372,7 +380,7 @@ struct StubTable: Sendable {
       return (definition, evaluation)
     }
     return ranked.sorted { ($0.1.distance, -$0.0.id) < ($1.1.distance, -$1.0.id) }
-      .map { ($0.0, $0.1.mismatches) }
+      .map { ($0.0, $0.1.distance, $0.1.mismatches) }
   }
 
   /// Stubs that have never answered, in registration order.

@@ -11,7 +11,9 @@ import Foundation
 /// values (key order and spacing aside). A fixture file (``file(_:in:status:headers:)``) is read
 /// to compare it. Errors compare by domain and code (a `URLError` by its code). The given-as-is
 /// form (``init(data:response:error:)``) compares its data, its response's URL, status and
-/// headers, and its error.
+/// headers, and its error. Proxied responses (``proxy(to:through:addingHeaders:removingHeaders:)``)
+/// compare their base URL and header changes, and their sessions: the same object, or both
+/// the response's own.
 extension StubResponse: Equatable {
   /// Whether the two responses answer the same way.
   public static func == (lhs: StubResponse, rhs: StubResponse) -> Bool {
@@ -30,6 +32,16 @@ extension StubResponse: Equatable {
     case (.invalid(let a), .invalid(let b)): return a == b
     case (.webSocket(let protocolA, let stepsA), .webSocket(let protocolB, let stepsB)):
       return protocolA == protocolB && stepsA == stepsB
+    case (.proxy(let a), .proxy(let b)):
+      guard a.baseURL == b.baseURL, a.addedHeaders == b.addedHeaders,
+        a.removedHeaders == b.removedHeaders
+      else { return false }
+      switch (a.upstream, b.upstream) {
+      case (.own, .own): return true
+      case (.session(let x), .session(let y)):
+        return (x as AnyObject) === (y as AnyObject)
+      default: return false
+      }
     default: return false
     }
   }

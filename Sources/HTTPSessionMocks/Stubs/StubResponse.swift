@@ -43,6 +43,8 @@ public struct StubResponse: Sendable {
     /// A WebSocket script: the upgrade's acceptance, then the steps (see
     /// `webSocket(subprotocol:_:)`).
     case webSocket(subprotocol: String?, steps: [WebSocketStep])
+    /// Fetched from another server: see ``StubResponse/proxy(to:through:addingHeaders:removingHeaders:)``.
+    case proxy(Proxy)
   }
 
   /// The content and its caches, in one object so that copying a response (as routing does
@@ -327,6 +329,8 @@ public struct StubResponse: Sendable {
     case .webSocket:
       // The core makes the upgrade's answer, which depends on the kind of task.
       return .webSocket
+    case .proxy:
+      return .invalid("A proxied response (.proxy(to:)) answers only as a stub's response.")
     }
     storage.lastAnswer.withLock { $0 = (url, isHead, answer) }
     return .answer(answer)

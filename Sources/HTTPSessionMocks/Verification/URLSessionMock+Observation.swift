@@ -48,6 +48,29 @@ extension URLSessionMock {
       })
   }
 
+  /// The stubs closest to `request`, closest first, at most `limit` of them, as WireMock's
+  /// near-miss list gives them: each stub's ``Stub/identifier`` (to find the mapping it came
+  /// from), a distance in `0...1` (0 when it matches; the near-miss ranking's summed weight `w`
+  /// of what differed, as `w / (w + 1)`, so the order is the ranking's), and a line naming the
+  /// stub (as the mock's ``ReportVoice`` names stubs) with what differed.
+  package func nearMissDistances(for request: URLRequest, limit: Int) -> [(
+    stub: Int, distance: Double, report: String
+  )] {
+    let (stubs, redaction) = core.withLock { ($0.stubs, $0.reportRedaction) }
+    let ranked = stubs.rankedNearMisses(for: request, redacting: redaction)
+    return ranked.prefix(max(0, limit)).map { miss in
+      let weight = max(0, miss.distance)
+      var report = core.voice.name(
+        miss.definition.matcher.description(redacting: redaction),
+        registeredAt: miss.definition.site)
+      if !miss.reasons.isEmpty { report += ": " + miss.reasons.joined(separator: "; ") }
+      return (
+        miss.definition.id, weight / (weight + 1),
+        report.replacingOccurrences(of: "\n", with: " ")
+      )
+    }
+  }
+
   /// The closest stub to `request` and what differed, on one line:
   /// `closest: GET /users/{login} (registered at T.swift:3): path "/user/x" ...` (the stub
   /// named as the mock's ``ReportVoice`` names it); or `the mock has no stubs`.
@@ -64,6 +87,12 @@ extension URLSessionMock {
     if misses.count > 1 { text += " (\(misses.count - 1) more stubs)" }
     return text.replacingOccurrences(of: "\n", with: " ")
   }
+}
+
+extension Stub {
+  /// The stub's number in its mock, as ``URLSessionMock/nearMissDistances(for:limit:)`` gives
+  /// it: unique among the mock's stubs.
+  package var identifier: Int { id }
 }
 
 extension URLSessionMock {

@@ -47,6 +47,13 @@ final class AdminMappings: @unchecked Sendable {
   /// Every mapping, newest first (as WireMock lists them).
   var all: [WireMockMapping] { lock.withLock { installed.reversed().map(\.mapping) } }
 
+  /// The mapping whose stubs include the one numbered `identifier` (``Stub/identifier``).
+  func mapping(ofStub identifier: Int) -> WireMockMapping? {
+    lock.withLock {
+      installed.first { $0.stubs.contains { $0.identifier == identifier } }?.mapping
+    }
+  }
+
   func mapping(_ id: UUID) -> WireMockMapping? {
     lock.withLock { installed.first { $0.mapping.id == id }?.mapping }
   }

@@ -155,6 +155,8 @@ final class AdminAPI: @unchecked Sendable {
       return Reply(200, ["requests": loggedRequests(mock.unmatchedRequests)])
     case ("GET", ["requests", "unmatched", "near-misses"]):
       return nearMisses()
+    case ("POST", ["near-misses", "request"]):
+      return nearMissesOfRequest(call)
     case ("GET", let path) where path.count == 2 && path[0] == "requests":
       return oneRequest(path[1])
     case ("DELETE", let path) where path.count == 2 && path[0] == "requests":
@@ -228,16 +230,65 @@ final class AdminAPI: @unchecked Sendable {
     requests.map { AdminJSON.loggedRequest($0, loggedAt: nil) }
   }
 
-  /// `GET /__admin/requests/unmatched/near-misses`: each unmatched request with the mock's
-  /// near-miss report (the closest stub and what differed), in WireMock's shape.
+  /// `GET /__admin/requests/unmatched/near-misses`: for each unmatched request, its closest
+  /// stubs (see ``nearMisses(for:logged:)``), in WireMock's shape.
   private func nearMisses() -> Reply {
-    let misses: [[String: Any]] = mock.unmatchedRequests.map { request in
-      [
-        "request": AdminJSON.loggedRequest(request, loggedAt: nil),
-        "matchResult": ["report": mock.nearMissSummary(for: request)],
-      ]
+    let misses = mock.unmatchedRequests.flatMap { request in
+      nearMisses(for: request, logged: AdminJSON.loggedRequest(request, loggedAt: nil))
     }
     return Reply(200, ["nearMisses": misses])
+  }
+
+  /// `POST /__admin/near-misses/request`: the closest stubs to the request the body describes
+  /// (WireMock's logged-request JSON: `url`, `method`, `headers`, `body` or `bodyAsBase64`),
+  /// as if it had been sent to this server.
+  private func nearMissesOfRequest(_ call: AdminCall) -> Reply {
+    guard let object = try? JSONSerialization.jsonObject(with: call.body) as? [String: Any],
+      let url = object["url"] as? String, url.hasPrefix("/"),
+      let absolute = URL(string: call.origin + url)
+    else {
+      return Reply(
+        422,
+        AdminJSON.errors(
+          code: 10, title: "Invalid request",
+          detail: "The body must be a JSON object with a url that starts with /."))
+    }
+    var request = URLRequest(url: absolute)
+    request.httpMethod = object["method"] as? String ?? "GET"
+    for (name, value) in object["headers"] as? [String: Any] ?? [:] {
+      if let text = value as? String {
+        request.setValue(text, forHTTPHeaderField: name)
+      } else if let values = value as? [String] {
+        request.setValue(values.joined(separator: ","), forHTTPHeaderField: name)
+      }
+    }
+    if let base64 = object["bodyAsBase64"] as? String, let data = Data(base64Encoded: base64) {
+      request.httpBody = data
+    } else if let body = object["body"] as? String {
+      request.httpBody = Data(body.utf8)
+    }
+    var logged: [String: Any] = ["url": url, "method": request.httpMethod ?? "GET"]
+    if let headers = object["headers"] { logged["headers"] = headers }
+    return Reply(200, ["nearMisses": nearMisses(for: request, logged: logged)])
+  }
+
+  /// The three stubs closest to `request`, closest first, as WireMock lists near misses:
+  /// `request` (`logged`), `stubMapping` (the mapping the stub came from; absent for a stub
+  /// made in code), and `matchResult` with a `distance` in `0...1` (0: it matches) and,
+  /// beyond WireMock, the mock's `report` of what differed.
+  private func nearMisses(for request: URLRequest, logged: [String: Any]) -> [[String: Any]] {
+    mock.nearMissDistances(for: request, limit: 3).map { miss in
+      var object: [String: Any] = [
+        "request": logged,
+        "matchResult": ["distance": miss.distance, "report": miss.report],
+      ]
+      if let mapping = mappings.mapping(ofStub: miss.stub),
+        let json = try? Self.object(mapping)
+      {
+        object["stubMapping"] = json
+      }
+      return object
+    }
   }
 
   /// Reads the body as a request pattern and answers with `body`, or 422 naming what is wrong.
@@ -375,10 +426,15 @@ struct AdminCall {
   let segments: [String]
   let query: [String: String]
   let body: Data
+  /// The server's own `http://HOST:PORT`, which the request was sent to.
+  let origin: String
 
   init(_ request: URLRequest) {
     method = request.httpMethod ?? "GET"
     let parts = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
+    var origin = "\(parts?.scheme ?? "http")://\(parts?.host ?? "127.0.0.1")"
+    if let port = parts?.port { origin += ":\(port)" }
+    self.origin = origin
     let full = parts?.path ?? "/__admin"
     let below = full.dropFirst("/__admin".count)
     segments = below.split(separator: "/").map(String.init)

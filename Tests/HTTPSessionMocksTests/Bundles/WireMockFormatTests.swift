@@ -229,4 +229,88 @@ import Testing
     error = bundleError { try either.write(to: folder, format: .wireMock) }
     #expect(error?.path == "entries[0].request")
   }
+
+  // MARK: - Proxies
+
+  @Test func proxyBaseUrlIsReadAndWrittenBack() throws {
+    let root = try Self.root([
+      "p.json": """
+      {"request": {"urlPathPattern": "/api/.*"}, "response": {"proxyBaseUrl": "http://127.0.0.1:9/base",
+       "additionalProxyRequestHeaders": {"X-Added": "1"}, "removeProxyRequestHeaders": ["X-Secret"]}}
+      """
+    ])
+    defer { removeFolder(root) }
+    let bundle = try MockBundle(contentsOf: root)
+    let response = try #require(bundle.entries.first?.responses.first)
+    #expect(
+      response
+        == .proxy(
+          to: URL(string: "http://127.0.0.1:9/base")!, addingHeaders: ["X-Added": "1"],
+          removingHeaders: ["X-Secret"]))
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try bundle.write(to: folder, format: .wireMock)
+    let again = try MockBundle(contentsOf: folder)
+    #expect(again.entries.first?.responses.first == response)
+    let written = try FileManager.default.contentsOfDirectory(
+      atPath: folder.appendingPathComponent("mappings").path)
+    let text = try String(
+      contentsOf: folder.appendingPathComponent("mappings/" + written[0]), encoding: .utf8)
+    #expect(text.contains(#""proxyBaseUrl""#))
+    #expect(text.contains(#""removeProxyRequestHeaders""#))
+  }
+
+  @Test func aProxyMappingThatAlsoShapesItsAnswerIsRefusedNamingTheMember() throws {
+    let cases: [(String, String, MockBundleError.Kind)] = [
+      (#"{"proxyBaseUrl": "http://h.test", "body": "x"}"#, "response.body", .malformed),
+      (#"{"proxyBaseUrl": "http://h.test", "status": 200}"#, "response.status", .malformed),
+      (
+        #"{"proxyBaseUrl": "http://h.test", "fixedDelayMilliseconds": 5}"#,
+        "response.fixedDelayMilliseconds", .unsupported
+      ),
+      (
+        #"{"proxyBaseUrl": "http://h.test", "chunkedDribbleDelay": {"numberOfChunks": 2, "totalDuration": 4}}"#,
+        "response.chunkedDribbleDelay", .unsupported
+      ),
+      (#"{"proxyBaseUrl": "ftp://h.test"}"#, "response.proxyBaseUrl", .malformed),
+      (#"{"proxyBaseUrl": "http://h.test?a=1"}"#, "response.proxyBaseUrl", .malformed),
+      (
+        #"{"additionalProxyRequestHeaders": {"A": "1"}}"#, "response.additionalProxyRequestHeaders",
+        .malformed
+      ),
+      (
+        #"{"proxyBaseUrl": "http://h.test", "removeProxyRequestHeaders": "A"}"#,
+        "response.removeProxyRequestHeaders", .malformed
+      ),
+    ]
+    for (response, path, kind) in cases {
+      let text = #"{"request": {"urlPath": "/p"}, "response": "# + response + "}"
+      let error = bundleError {
+        _ = try WireMockMapping(json: Data(text.utf8), source: "p.json")
+      }
+      #expect(error?.path == path, "\(response): \(String(describing: error))")
+      #expect(error?.kind == kind, "\(response)")
+    }
+  }
+
+  @Test func aProxyThroughASessionOfTheTestCannotBeWritten() throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    // Our own format cannot say a proxy: `stub` reports it, as it does what a file cannot hold.
+    var bundle = MockBundle()
+    expectReport(containing: "write(to:format: .wireMock)") {
+      bundle.stub(
+        .get("/p"), with: .proxy(to: URL(string: "https://up.test")!, through: URLSessionMock()))
+    }
+    var error = bundleError { try bundle.write(to: folder, format: .wireMock) }
+    #expect(error?.kind == .unstorable)
+    #expect(error?.problem.contains("through a session of the test") == true)
+    var ours = MockBundle()
+    expectReport(containing: "it is proxied") {
+      ours.stub(.get("/p"), with: .proxy(to: URL(string: "https://up.test")!))
+    }
+    error = bundleError { try ours.write(to: folder) }
+    #expect(error?.kind == .unstorable)
+    #expect(error?.problem.contains("write(to:format: .wireMock)") == true)
+  }
 }
