@@ -48,7 +48,7 @@ public final class LoopbackServer: Sendable {
   /// The `ws://` address of `path` on this server, for a WebSocket client: such as
   /// `ws://127.0.0.1:54321/chat` for `"/chat"`.
   ///
-  /// A stub's ``HTTPSessionMocks/StubResponse/webSocket(subprotocol:_:)`` script answers the
+  /// A stub's `StubResponse.webSocket(subprotocol:_:)` script answers the
   /// upgrade there. Reading it, like reading ``baseURL``, tells the server which test and
   /// `withKnownIssue` scope its reports belong to.
   public func webSocketURL(for path: String) -> URL {
