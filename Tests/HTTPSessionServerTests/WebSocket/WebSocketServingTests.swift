@@ -270,4 +270,38 @@ struct WebSocketServingTests {
       """, server.webSocketURL(for: "/chat"))
     #expect(output == "refused 403\n", "\(output)")
   }
+
+  @Test func framesNeverInterleaveWhenTheTestsClockSendsWhileTheClientPings() async throws {
+    // The script's messages go out from the test's thread (advancing the clock) while the
+    // connection's thread answers the client's pings: each frame must still arrive whole.
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    let big = (0..<40).flatMap { index -> [WebSocketStep] in
+      [.wait(.milliseconds(1)), .send(.data(Data(repeating: UInt8(index), count: 70_000)))]
+    }
+    mock.stub(.get("/burst"), with: .webSocket([.send(.string("ready"))] + big))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try startWebSocketClient(
+      """
+      import threading
+      with connect(url, open_timeout=5, max_size=None) as ws:
+          print(ws.recv(timeout=5))
+          def pings():
+              for index in range(400):
+                  try:
+                      ws.ping(str(index).encode())
+                  except Exception:
+                      return
+          pinger = threading.Thread(target=pings)
+          pinger.start()
+          intact = all(ws.recv(timeout=10) == bytes([i]) * 70000 for i in range(40))
+          pinger.join()
+          print("intact", intact)
+      """, server.webSocketURL(for: "/burst"))
+    defer { client.stop() }
+    #expect(await client.line() == "ready")
+    for _ in 0..<40 { await clock.advance(by: .milliseconds(1)) }
+    #expect(await client.line() == "intact True", "stderr: \(client.errorText)")
+  }
 }
