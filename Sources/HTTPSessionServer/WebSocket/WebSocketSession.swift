@@ -143,7 +143,9 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
         }
       }
       if closing == nil, isStopping() {
-        guard sendClose(1001, Array("the server is stopping".utf8)) else { return }
+        let reason = Array("the server is stopping".utf8)
+        conversation.doorClosed(.goingAway, reason: Data(reason))
+        guard sendClose(1001, reason) else { return }
       }
       if !failed {
         do {
@@ -179,8 +181,11 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
         } catch {
           failed = true
           if closing == nil {
-            guard sendClose(error.closeCode, Self.closeReason(Array(error.description.utf8)))
-            else { return }
+            let reason = Self.closeReason(Array(error.description.utf8))
+            conversation.doorClosed(
+              URLSessionWebSocketTask.CloseCode(rawValue: Int(error.closeCode)) ?? .protocolError,
+              reason: Data(reason))
+            guard sendClose(error.closeCode, reason) else { return }
           }
           // The client's frames can no longer be read, its close included: the server closes
           // its side now, and the client, seeing the end, closes too (RFC 6455 §7.1.7).

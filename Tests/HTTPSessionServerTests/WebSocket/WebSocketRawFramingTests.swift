@@ -68,11 +68,12 @@ import Testing
   }
 
   @Test func anUnmaskedFrameClosesWith1002() throws {
-    let (_, server) = try server([.receive(nil)])
+    let (mock, server) = try server([.receive(nil)])
     defer { server.stop() }
     let client = try open(server, "/ws")
     client.send(WebSocketFrame(.text, Array("plain".utf8)).encoded())
     #expect(closeCode(from: client) == 1002)
+    #expect(mock.webSocketCloses(for: .get("/ws")).first?.code == .protocolError)
   }
 
   @Test func aFrameWithReservedBitsClosesWith1002() throws {

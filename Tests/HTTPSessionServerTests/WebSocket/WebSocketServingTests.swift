@@ -165,6 +165,9 @@ struct WebSocketServingTests {
       """, server.webSocketURL(for: "/utf8"))
     #expect(output == "closed 1007 a text message is not UTF-8\n", "\(output)")
     #expect(mock.webSocketMessages(for: .get("/utf8")).isEmpty)
+    let closes = mock.webSocketCloses(for: .get("/utf8"))
+    #expect(closes.first?.direction == .fromServer)
+    #expect(closes.first?.code == .invalidFramePayloadData)
   }
 
   @Test func aMessageOverTheLimitClosesWith1009() async throws {
@@ -179,6 +182,7 @@ struct WebSocketServingTests {
           closed(ws)
       """, server.webSocketURL(for: "/limit"))
     #expect(output == "closed 1009 a message is longer than the limit, 1024 bytes\n", "\(output)")
+    #expect(mock.webSocketCloses(for: .get("/limit")).first?.code == .messageTooBig)
   }
 
   @Test func stoppingTheServerClosesOpenWebSocketsWith1001() async throws {
@@ -195,6 +199,9 @@ struct WebSocketServingTests {
     #expect(await client.line() == "first hi")
     server.stop()
     #expect(await client.line() == "closed 1001 the server is stopping")
+    let closes = mock.webSocketCloses(for: .get("/stay"))
+    #expect(closes.first?.direction == .fromServer)
+    #expect(closes.first?.code == .goingAway)
   }
 
   @Test func anUnexpectedMessageIsReportedInTheTestAndClosesWith1008() async throws {
