@@ -115,6 +115,11 @@ struct Report: Sendable {
       Goal(
         label: "(20) stream-events within 3× of asyncstream-events", value: events,
         figure: times(events), met: events <= 3))
+    let messages = median("websocket-messages") / median("asyncstream-messages")
+    goals.append(
+      Goal(
+        label: "(21) websocket-messages within 3× of asyncstream-messages", value: messages,
+        figure: times(messages), met: messages <= 3))
     // The memory goals are judged on the full run's large recording: in a quick run the
     // recording is small, and the runtime's own resident memory makes up most of the figure.
     guard !quick else { return goals.filter { !$0.value.isNaN } }

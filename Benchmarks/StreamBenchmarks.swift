@@ -6,8 +6,9 @@ import HTTPSessionMocks
   import FoundationNetworking
 #endif
 
-/// The streaming scenarios: server-sent events read through `stream(for:)` on the mock, beside
-/// the same events passed through a bare `AsyncStream`, per event.
+/// The streaming scenarios: server-sent events read through `stream(for:)` on the mock, and
+/// WebSocket messages received from a stub's script through the mock's WebSocket task, each
+/// beside the same values passed through a bare `AsyncStream`, per event or message.
 extension Scenario {
   static func streamScenarios(quick: Bool) -> [Scenario] {
     let events = quick ? 5_000 : 30_000
@@ -17,6 +18,12 @@ extension Scenario {
       },
       Scenario(name: "stream-events", metric: .nsPerRequest, requests: events) { count in
         streamEvents(count)
+      },
+      Scenario(name: "asyncstream-messages", metric: .nsPerRequest, requests: events) { count in
+        asyncStreamMessages(count)
+      },
+      Scenario(name: "websocket-messages", metric: .nsPerRequest, requests: events) { count in
+        webSocketMessages(count)
       },
     ]
   }
@@ -57,6 +64,58 @@ extension Scenario {
         }
       },
       check: { try checkEvents(seen, "stream-events", expected: count) })
+  }
+
+  /// The message every WebSocket scenario passes.
+  static let message = URLSessionWebSocketTask.Message.string(#"{"price":42}"#)
+
+  /// The floor: `count` ready messages through an `AsyncStream`, read in a loop.
+  static func asyncStreamMessages(_ count: Int) -> Workload {
+    let (stream, continuation) = AsyncStream<URLSessionWebSocketTask.Message>.makeStream()
+    for _ in 0..<count { continuation.yield(message) }
+    continuation.finish()
+    let seen = Sink()
+    return Workload(
+      async: {
+        for await received in stream {
+          seen.calls += 1
+          if case .string(let text) = received { seen.bytes += text.utf8.count }
+        }
+      },
+      check: { try checkMessages(seen, "asyncstream-messages", expected: count) })
+  }
+
+  /// `count` messages of one `.webSocket` script, received by the code's loop from the mock's
+  /// WebSocket task: the script's steps, the journal's records and the task's inbox.
+  static func webSocketMessages(_ count: Int) -> Workload {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/feed"),
+      with: .webSocket(Array(repeating: .send(message), count: count) + [.close(.normalClosure)]))
+    let request = URLRequest(url: URL(string: "wss://api.example.com/feed")!)
+    let seen = Sink()
+    return Workload(
+      async: {
+        let socket = mock.webSocket(with: request)
+        socket.resume()
+        for _ in 0..<count {
+          if case .string(let text) = try await socket.receive() {
+            seen.calls += 1
+            seen.bytes += text.utf8.count
+          }
+        }
+      },
+      check: { try checkMessages(seen, "websocket-messages", expected: count) })
+  }
+
+  private static func checkMessages(_ seen: Sink, _ scenario: String, expected: Int) throws {
+    guard case .string(let text) = message else { return }
+    let bytes = expected * text.utf8.count
+    guard seen.calls == expected, seen.bytes == bytes else {
+      throw BenchmarkError(
+        description: "\(scenario): expected \(expected) messages with \(bytes) bytes, got "
+          + "\(seen.calls) messages, \(seen.bytes) bytes")
+    }
   }
 
   private static func checkEvents(_ seen: Sink, _ scenario: String, expected: Int) throws {

@@ -21,18 +21,24 @@ final class Answer: @unchecked Sendable {
   let conversation: WebSocketConversation?
   /// For a copy cut down for the journal: the size of the whole body.
   let fullByteCount: Int?
+  /// For a body delivered in pieces over time: each piece's size and time.
+  let pieces: [Exchange.Piece]
   /// The response's HTTP status, worked out once (the call log reads it for every request).
   let statusCode: Int?
   /// The body's size, worked out once (the journal checks it for every request).
   private let byteCount: Int
 
-  init(data: Data?, response: URLResponse?, error: (any Error)?, fullByteCount: Int? = nil) {
+  init(
+    data: Data?, response: URLResponse?, error: (any Error)?, fullByteCount: Int? = nil,
+    pieces: [Exchange.Piece] = []
+  ) {
     self.data = data
     self.response = response
     self.error = error
     self.unmatched = nil
     self.conversation = nil
     self.fullByteCount = fullByteCount
+    self.pieces = pieces
     self.statusCode = (response as? HTTPURLResponse)?.statusCode
     self.byteCount = data?.count ?? 0
   }
@@ -44,6 +50,7 @@ final class Answer: @unchecked Sendable {
     self.unmatched = unmatched
     self.conversation = nil
     self.fullByteCount = nil
+    self.pieces = []
     self.statusCode = nil
     self.byteCount = 0
   }
@@ -56,6 +63,7 @@ final class Answer: @unchecked Sendable {
     self.unmatched = nil
     self.conversation = conversation
     self.fullByteCount = nil
+    self.pieces = []
     self.statusCode = response.statusCode
     self.byteCount = 0
   }
@@ -65,7 +73,16 @@ final class Answer: @unchecked Sendable {
   func keepingAtMost(_ limit: Int) -> Answer {
     guard byteCount > limit, let data else { return self }
     return Answer(
-      data: Data(data.prefix(limit)), response: response, error: error, fullByteCount: data.count)
+      data: Data(data.prefix(limit)), response: response, error: error, fullByteCount: data.count,
+      pieces: pieces)
+  }
+
+  /// This answer with the record of the pieces its body was delivered in (a streamed answer,
+  /// or its error when the stream was cut short).
+  func delivered(in pieces: [Exchange.Piece]) -> Answer {
+    guard !pieces.isEmpty, unmatched == nil, conversation == nil else { return self }
+    return Answer(
+      data: data, response: response, error: error, fullByteCount: fullByteCount, pieces: pieces)
   }
 
   /// A transport error alone.

@@ -61,3 +61,21 @@ struct DribblePlan: Sendable {
     failsAt = limit
   }
 }
+
+/// The pieces of a streamed answer delivered so far, with the time of each since the request
+/// was sent: what the exchange records (``Exchange/pieces``).
+final class PieceLog: Sendable {
+  private let start: Scheduler.Moment
+  private let delivered = Locked<[Exchange.Piece]>([])
+
+  init(since start: Scheduler.Moment) {
+    self.start = start
+  }
+
+  func record(_ byteCount: Int, at moment: Scheduler.Moment) {
+    let piece = Exchange.Piece(byteCount: byteCount, time: Scheduler.time(from: start, to: moment))
+    delivered.withLock { $0.append(piece) }
+  }
+
+  var pieces: [Exchange.Piece] { delivered.withLock { $0 } }
+}

@@ -450,7 +450,10 @@ final class SessionCore: Sendable {
       }
       plan.cut(at: timeout - delay)
     }
-    let streaming = Streaming(task: task, request: request, answer: answer, plan: plan, stub: stub)
+    let log = PieceLog(since: scheduler.now())
+    state.withLock { _ in task.streamLocked(recordingPiecesIn: log) }
+    let streaming = Streaming(
+      task: task, request: request, answer: answer, plan: plan, stub: stub, log: log)
     let duration = plan.failsAt ?? plan.pieces.last?.offset ?? .zero
     if scheduler.runsInRealTimeByDefault, max(delay, duration) > .zero {
       warnAboutRealTime(max(delay, duration), site: stub?.site ?? ownerSite)
@@ -471,6 +474,8 @@ final class SessionCore: Sendable {
     let answer: Answer
     let plan: DribblePlan
     let stub: StubTable.Definition?
+    /// The pieces delivered so far, with their times: the exchange records them.
+    let log: PieceLog
 
     /// The time of part `index` after the head: the head is part -1, at zero.
     func offset(of index: Int) -> Duration {
@@ -488,7 +493,9 @@ final class SessionCore: Sendable {
         if index < 0 {
           if let response = streaming.answer.response { sink.receive(response) }
         } else {
-          sink.receive(streaming.plan.pieces[index].body)
+          let body = streaming.plan.pieces[index].body
+          streaming.log.record(body.count, at: scheduler.now())
+          sink.receive(body)
         }
       }
       guard delivered else { return }
@@ -691,9 +698,17 @@ final class SessionCore: Sendable {
     in state: inout State
   ) {
     task.finishLocked(answer)
-    let exchange = Exchange(
-      taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
-      stub: stub, door: task.door)
+    let exchange: Exchange
+    if let log = task.pieceLogLocked {
+      // A streamed body's exchange lists the pieces delivered, however the stream ended.
+      exchange = Exchange(
+        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked,
+        answer: answer.delivered(in: log.pieces), stub: stub, door: task.door)
+    } else {
+      exchange = Exchange(
+        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
+        stub: stub, door: task.door)
+    }
     receiver.recorded(exchange)
     state.records.recordCompleted(exchange)
   }

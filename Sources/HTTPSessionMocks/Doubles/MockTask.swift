@@ -53,6 +53,8 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// Whether the sink is lent out for one part of a streamed answer (a dribbled body) and
   /// runs outside the lock; meanwhile nobody else may take it.
   private var lockedSinkIsLent = false
+  /// For a streamed answer: the pieces delivered so far, which the exchange records.
+  private var lockedPieceLog: PieceLog?
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
@@ -178,6 +180,14 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   }
 
   /// Marks the task completed with `answer`.
+  /// The task's answer is streamed: `log` records its pieces.
+  func streamLocked(recordingPiecesIn log: PieceLog) {
+    lockedPieceLog = log
+  }
+
+  /// The record of the pieces of a streamed answer, if the answer is streamed.
+  var pieceLogLocked: PieceLog? { lockedPieceLog }
+
   func finishLocked(_ answer: Answer) {
     lockedCancelPending = nil
     lockedState = .completed

@@ -36,8 +36,10 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
 
   private struct State {
     var phase = Phase.suspended
-    /// Messages from the server that no `receive()` has taken yet.
+    /// Messages from the server that no `receive()` has taken yet: those from `inboxStart`
+    /// on (taking from the front of an array would move all the others).
     var inbox: [Message] = []
+    var inboxStart = 0
     var receivers: [(id: UInt64, continuation: CheckedContinuation<Message, any Error>)] = []
     /// `receive()` calls whose Swift task was cancelled before they waited.
     var cancelledReceivers: Set<UInt64> = []
@@ -50,6 +52,29 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     /// What `receive()` and `send(_:)` throw once the connection is closed.
     var failure: (any Error)?
     var maximumMessageSize = 1 << 20
+
+    /// The oldest message not yet received, taken out.
+    mutating func takeMessage() -> Message? {
+      guard inboxStart < inbox.count else { return nil }
+      let message = inbox[inboxStart]
+      inboxStart += 1
+      if inboxStart == inbox.count {
+        inbox.removeAll(keepingCapacity: true)
+        inboxStart = 0
+      } else if inboxStart >= 1024, inboxStart * 2 >= inbox.count {
+        inbox.removeFirst(inboxStart)
+        inboxStart = 0
+      }
+      return message
+    }
+
+    /// What `receive()` returns without waiting: a message, or the error of a closed
+    /// connection; `nil` when it must wait.
+    mutating func readyReceive() -> Result<Message, any Error>? {
+      if let message = takeMessage() { return .success(message) }
+      if case .closed = phase { return .failure(failure ?? URLError(.networkConnectionLost)) }
+      return nil
+    }
   }
 
   /// What the task hands out when it leaves the lock: continuations to resume and handlers
@@ -139,17 +164,17 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   }
 
   func receive() async throws -> Message {
-    let id = locked.withLock { state -> UInt64 in
+    // A message already here (or the close) is taken without suspending.
+    let (ready, id) = locked.withLock { state -> (Result<Message, any Error>?, UInt64) in
+      if let ready = state.readyReceive() { return (ready, 0) }
       defer { state.nextReceiver += 1 }
-      return state.nextReceiver
+      return (nil, state.nextReceiver)
     }
+    if let ready { return try ready.get() }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let outcome = locked.withLock { state -> Result<Message, any Error>? in
-          if !state.inbox.isEmpty { return .success(state.inbox.removeFirst()) }
-          if case .closed = state.phase {
-            return .failure(state.failure ?? URLError(.networkConnectionLost))
-          }
+          if let ready = state.readyReceive() { return ready }
           if state.cancelledReceivers.remove(id) != nil { return .failure(CancellationError()) }
           state.receivers.append((id, continuation))
           return nil

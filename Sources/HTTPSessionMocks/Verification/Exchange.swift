@@ -85,6 +85,38 @@ public struct Exchange: Sendable, CustomStringConvertible {
   /// The transport error that ended the exchange, if any.
   public var error: (any Error)? { answer.error }
 
+  /// A piece of a body that was delivered over time.
+  public struct Piece: Sendable, Hashable, CustomStringConvertible {
+    /// The piece's size in bytes.
+    public let byteCount: Int
+    /// When the piece was delivered, as time since the request was sent, on the mock's clock
+    /// (a ``VirtualClock``'s time moves only when the test advances it).
+    public let time: Duration
+
+    init(byteCount: Int, time: Duration) {
+      self.byteCount = byteCount
+      self.time = time
+    }
+
+    /// Such as `12 bytes at 2.0 seconds`.
+    public var description: String { "\(byteCount) bytes at \(time)" }
+  }
+
+  /// The pieces in which a streamed body was delivered, in order, with the time of each:
+  /// empty for an answer given whole.
+  ///
+  /// A stub's ``StubResponse/dribbled(inChunks:over:)`` body and
+  /// ``StubResponse/events(_:every:status:headers:)`` stream are delivered so, on every door:
+  ///
+  /// ```swift
+  /// mock.stub(.get("/ticks"), with: .events(ticks, every: .seconds(1)))
+  /// // ...
+  /// #expect(mock.exchanges.last?.pieces.map(\.time) == [.seconds(1), .seconds(2)])
+  /// ```
+  ///
+  /// A stream cut short (a cancel, a timeout) lists the pieces delivered before its end.
+  public var pieces: [Piece] { answer.pieces }
+
   /// The WebSocket connection this exchange's upgrade opened, if it did.
   var webSocketConversation: WebSocketConversation? { answer.conversation }
   /// The stub that answered, with where it was registered, such as

@@ -40,6 +40,17 @@ import Testing
     bundle.stub(.get("/text"), with: .text("line\nwith \"quotes\" and ünïcode\t\u{1}"))
     bundle.stub(.get("/fixture"), with: .file("Fixtures/user.json", in: .module))
     bundle.stub(.get("/users/{login"), with: .status(200))
+    bundle.stub(
+      .get("/chat"),
+      with: .webSocket(
+        subprotocol: "chat",
+        [
+          .send(.string("welcome")), .send(.data(Data([1, 2, 3]))), .receive(.string("hi")),
+          .receive(.data(Data([0]))), .receive(nil), .wait(.milliseconds(1500)), .ping,
+          .close(.goingAway, reason: "bye"), .drop,
+        ]
+      ).delayed(by: .seconds(1)))
+    bundle.stub(.get("/bare"), with: .webSocket([]))
     return bundle
   }
 

@@ -122,4 +122,49 @@ import Testing
     for try await piece in stream { body.append(piece) }
     #expect(text(body) == "from the test")
   }
+
+  @Test func theJournalRecordsWhenEachPieceWasDelivered() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    let events = ["one", "two", "three"].map { ServerSentEvent(data: $0) }
+    mock.stub(.get("/log"), with: .events(events, every: .seconds(1)).delayed(by: .seconds(1)))
+    let reader = Task { () -> Int in
+      let (stream, _) = try await mock.stream(for: URLRequest(url: url))
+      var count = 0
+      for try await _ in stream.events { count += 1 }
+      return count
+    }
+    try await mock.waitForRequests(count: 1)
+    await clock.run()
+    #expect(try await reader.value == 3)
+    let pieces = try #require(mock.exchanges.first?.pieces)
+    // The head after the delay, then one event a second.
+    #expect(pieces.map(\.time) == [.seconds(2), .seconds(3), .seconds(4)])
+    #expect(pieces.map(\.byteCount) == events.map { $0.eventStreamText.utf8.count })
+    #expect(pieces.first?.description == "\(pieces[0].byteCount) bytes at 2.0 seconds")
+  }
+
+  @Test func aStreamLeftEarlyRecordsThePiecesDeliveredBeforeTheCancel() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/log"),
+      with: .events((1...10).map { ServerSentEvent(data: "\($0)") }, every: .seconds(1)))
+    let (stream, _) = try await mock.stream(for: URLRequest(url: url))
+    let reader = Task {
+      for try await event in stream.events where event.data == "2" { break }
+    }
+    await clock.advance(by: .seconds(2))
+    try await reader.value  // the clock stands still until the reader has left
+    let exchange = try #require(mock.exchanges.first)
+    #expect((exchange.error as? URLError)?.code == .cancelled)
+    #expect(exchange.pieces.map(\.time) == [.seconds(1), .seconds(2)])
+  }
+
+  @Test func anAnswerGivenWholeHasNoPieces() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/log"), with: .text("whole"))
+    _ = try await mock.data(from: url)
+    #expect(mock.exchanges.first?.pieces == [])
+  }
 }

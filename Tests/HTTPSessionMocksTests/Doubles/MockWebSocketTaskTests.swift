@@ -1,0 +1,280 @@
+import Foundation
+import HTTPSessionKit
+import TestSupport
+import Testing
+
+@testable import HTTPSessionMocks
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+private let chatURL = URL(string: "wss://chat.example.com/chat")!
+
+private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
+  if case .string(let value) = message { return value }
+  return nil
+}
+
+@Suite struct MockWebSocketTaskTests {
+  @Test func theScriptRunsInOrderAndTheJournalTimesEachMessageOnTheClock() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/chat"),
+      with: .webSocket([
+        .send(.string("one")), .receive(nil), .wait(.seconds(2)), .send(.string("two")),
+      ]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    #expect(text(try await socket.receive()) == "one")
+    try await socket.send(.data(Data([7])))
+    let second = Task { try await socket.receive() }
+    await clock.advance(by: .seconds(2))
+    #expect(text(try await second.value) == "two")
+    let records = mock.webSocketMessages(for: .get("/chat"))
+    #expect(records.map(\.direction) == [.fromServer, .fromClient, .fromServer])
+    #expect(records.map(\.time) == [.zero, .zero, .seconds(2)])
+    #expect(records.map(\.description).last == "server → client .string(\"two\") at 2.0 seconds")
+    // The script ran out without a close: the connection stays open.
+    #expect(socket.state == .running)
+    #expect(mock.webSocketCloses(for: .any).isEmpty)
+  }
+
+  @Test func theUpgradeIsAnExchangeWithStatus101NamingTheOfferedSubprotocol() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket(subprotocol: "chat", [.send(.string("hi"))]))
+    var request = URLRequest(url: chatURL)
+    request.setValue("superchat, chat", forHTTPHeaderField: "Sec-WebSocket-Protocol")
+    let socket = mock.webSocket(with: request)
+    socket.resume()
+    _ = try await socket.receive()
+    let head = try #require(mock.exchanges.first?.response as? HTTPURLResponse)
+    #expect(head.statusCode == 101)
+    #expect(head.value(forHTTPHeaderField: "Sec-WebSocket-Protocol") == "chat")
+    #expect(head.value(forHTTPHeaderField: "Upgrade") == "websocket")
+    #expect(mock.events.first?.kind == .created(.webSocket))
+  }
+
+  @Test func aTaskNeverResumedSendsNothing() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket([.send(.string("hi"))]))
+    let socket = mock.webSocket(with: chatURL)
+    #expect(socket.state == .suspended)
+    #expect(mock.requests.isEmpty)
+    #expect(mock.webSocketMessages(for: .any).isEmpty)
+  }
+
+  @Test func sendsAndPingsBeforeTheHandshakeWaitForIt() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/chat"),
+      with: .webSocket([.receive(.string("early")), .send(.string("ok"))]).delayed(by: .seconds(1)))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    let pong = Shared<[String]>([])
+    socket.sendPing { error in pong.withLock { $0.append(error == nil ? "pong" : "error") } }
+    let sending = Task { try await socket.send(.string("early")) }
+    try await mock.waitForRequests(count: 1)
+    #expect(pong.current.isEmpty)
+    await clock.advance(by: .seconds(1))
+    try await sending.value
+    #expect(text(try await socket.receive()) == "ok")
+    #expect(pong.current == ["pong"])
+  }
+
+  @Test func anUnexpectedMessageIsReportedNamingBothAndClosesWith1008() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket([.receive(.string("hi")), .send(.string("ok"))]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    try await expectReport {
+      try await socket.send(.string("bye"))
+    } matching: {
+      $0.message.contains(#".string("hi")"#) && $0.message.contains(#".string("bye")"#)
+        && $0.message.contains("1008")
+    }
+    await #expect(throws: (any Error).self) { _ = try await socket.receive() }
+    #expect(socket.closeCode == .policyViolation)
+    #expect(socket.state == .completed)
+    let closes = mock.webSocketCloses(for: .get("/chat"))
+    #expect(closes.map(\.direction) == [.fromServer, .fromClient])
+    #expect(closes.map(\.code) == [.policyViolation, .policyViolation])
+    await #expect(throws: (any Error).self) { try await socket.send(.string("more")) }
+  }
+
+  @Test func aStatusRefusesTheUpgrade() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .status(403))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    let error = await #expect(throws: URLError.self) { _ = try await socket.receive() }
+    #expect(error?.code == .badServerResponse)
+    #expect(error?.localizedDescription.contains("403") == true)
+    #expect(socket.state == .completed)
+  }
+
+  @Test func anUnmatchedUpgradeIsReportedAndFailsTheTask() async throws {
+    let mock = URLSessionMock()
+    let socket = mock.webSocket(with: chatURL)
+    await expectReport {
+      socket.resume()
+      await #expect(throws: (any Error).self) { _ = try await socket.receive() }
+    } matching: {
+      $0.message.contains("/chat")
+    }
+  }
+
+  @Test func anyOtherTaskGets426FromAWebSocketStub() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket([.send(.string("hi"))]))
+    let (body, response) = try await mock.data(from: URL(string: "https://chat.example.com/chat")!)
+    #expect((response as? HTTPURLResponse)?.statusCode == 426)
+    #expect(String(decoding: body, as: UTF8.self).contains("WebSocket"))
+  }
+
+  @Test func theServersCloseSetsTheCodeAndReasonAndEndsReceiveAndSend() async throws {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/chat"), with: .webSocket([.send(.string("last")), .close(.goingAway, reason: "bye")]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    #expect(text(try await socket.receive()) == "last")
+    let error = await #expect(throws: (any Error).self) { _ = try await socket.receive() }
+    #expect((error as? NSError)?.domain == NSPOSIXErrorDomain)
+    #expect(socket.closeCode == .goingAway)
+    #expect(socket.closeReason == Data("bye".utf8))
+    await #expect(throws: (any Error).self) { try await socket.send(.string("late")) }
+    let ping = Shared<[Bool]>([])
+    socket.sendPing { error in ping.withLock { $0.append(error != nil) } }
+    #expect(ping.current == [true])
+  }
+
+  @Test func cancelWithACodeRecordsTheClientsClose() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/chat"), with: .webSocket([.wait(.seconds(5)), .send(.string("never"))]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    let reading = Task { try await socket.receive() }
+    try await mock.waitForRequests(count: 1)
+    socket.cancel(with: .normalClosure, reason: Data("done".utf8))
+    await #expect(throws: URLError.self) { _ = try await reading.value }
+    await clock.advance(by: .seconds(10))
+    #expect(mock.webSocketMessages(for: .any).isEmpty)
+    let closes = mock.webSocketCloses(for: .any)
+    #expect(closes.map(\.direction) == [.fromClient])
+    #expect(closes.first?.code == .normalClosure)
+    #expect(closes.first?.reason == Data("done".utf8))
+    #expect(socket.state == .completed)
+    #expect(socket.closeCode == .normalClosure)
+  }
+
+  @Test func aDropLosesTheConnection() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket([.drop, .send(.string("never"))]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    let error = await #expect(throws: URLError.self) { _ = try await socket.receive() }
+    #expect(error?.code == .networkConnectionLost)
+    #expect(socket.closeCode == .invalid)
+    #expect(mock.webSocketMessages(for: .any).isEmpty)
+  }
+
+  @Test func aMessageOverTheMaximumSizeClosesWith1009() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket([.send(.data(Data(count: 100)))]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.maximumMessageSize = 10
+    socket.resume()
+    let error = await #expect(throws: (any Error).self) { _ = try await socket.receive() }
+    #expect("\(error.map { $0.localizedDescription } ?? "")".contains("100 bytes"))
+    #expect(socket.closeCode == .messageTooBig)
+    #expect(mock.webSocketCloses(for: .any).map(\.code) == [.messageTooBig])
+  }
+
+  @Test func receiveEndsWhenItsTaskIsCancelled() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket([]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    let reading = Task { try await socket.receive() }
+    reading.cancel()
+    await #expect(throws: CancellationError.self) { _ = try await reading.value }
+    #expect(socket.state == .running)
+  }
+
+  @Test func aWaitOnAReleasedClockIsReportedAndDropsTheConnection() async throws {
+    let socket = Self.socketWhoseClockIsGone()
+    socket.resume()
+    try await expectReport {
+      try await socket.send(.string("go"))
+    } matching: {
+      $0.message.contains("no longer exists")
+    }
+    let error = await #expect(throws: URLError.self) { _ = try await socket.receive() }
+    #expect(error?.code == .networkConnectionLost)
+  }
+
+  /// A WebSocket task whose mock and VirtualClock are gone: its core remains, its clock does
+  /// not.
+  private static func socketWhoseClockIsGone() -> any HTTPWebSocketTask {
+    let mock = URLSessionMock(clock: VirtualClock())
+    mock.stub(.get("/chat"), with: .webSocket([.receive(nil), .wait(.seconds(1))]))
+    return mock.webSocket(with: chatURL)
+  }
+
+  @Test(.timeLimit(.minutes(1))) func aWaitNothingAdvancesEndsWith1011WhenTheClockStalls()
+    async throws
+  {
+    let clock = VirtualClock(stallTimeout: .milliseconds(50))
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/chat"), with: .webSocket([.wait(.seconds(1)), .send(.string("late"))]))
+    let socket = mock.webSocket(with: chatURL)
+    // The test waits on the script without advancing the clock: the watchdog ends the wait.
+    await expectReport {
+      socket.resume()
+      await #expect(throws: (any Error).self) { _ = try await socket.receive() }
+    } matching: {
+      $0.message.contains("nothing advanced it")
+    }
+    #expect(socket.closeCode == .internalServerError)
+    #expect(
+      mock.webSocketCloses(for: .any).first?.reason
+        == Data("nothing advanced the VirtualClock".utf8))
+  }
+
+  @Test func aSubprotocolThatIsNotATokenIsReportedWhereTheStubIs() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/chat"), with: .webSocket(subprotocol: "two words", []))
+    let socket = mock.webSocket(with: chatURL)
+    await expectReport {
+      socket.resume()
+      await #expect(throws: (any Error).self) { _ = try await socket.receive() }
+    } matching: {
+      $0.message.contains("two words")
+    }
+  }
+
+  @Test func aSpyWithoutAWebSocketDoorSaysSo() async throws {
+    let spy = SpySession()
+    let socket = spy.webSocket(with: chatURL)
+    socket.resume()
+    let error = await #expect(throws: URLError.self) { _ = try await socket.receive() }
+    #expect(error?.localizedDescription.contains("SpySession") == true)
+  }
+
+  @Test func stepsDescribeThemselvesAsCode() {
+    let steps: [WebSocketStep] = [
+      .send(.string("a")), .receive(nil), .receive(.data(Data([1, 2]))), .wait(.seconds(1)),
+      .ping, .close(.normalClosure, reason: "x"), .close(.goingAway), .drop,
+    ]
+    #expect(
+      steps.map(\.description) == [
+        #".send(.string("a"))"#, ".receive(nil)", ".receive(.data(2 bytes: 01 02))",
+        ".wait(1.0 seconds)", ".ping", #".close(1000, reason: "x")"#, ".close(1001)", ".drop",
+      ])
+  }
+}
