@@ -2,6 +2,10 @@ import Foundation
 import HTTPSessionMocks
 import HTTPSessionServer
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -29,6 +33,7 @@ struct WrkResult {
 /// Runs the server scenarios and prints their table and goals; skips (with a line saying how
 /// to install it) whatever is missing.
 func runServerBenchmarks(seconds: Int) throws {
+  try runWebSocketBenchmarks(quick: seconds <= 2)
   guard let wrk = program("wrk") else {
     print("server scenarios skipped: wrk is not installed (apt-get install wrk)")
     return
@@ -248,4 +253,123 @@ private func waitForPort(_ port: Int) -> Bool {
     usleep(50_000)
   }
   return false
+}
+
+// MARK: - WebSocket
+
+/// The client of the WebSocket scenarios, Python's `websockets`: `count` messages from the
+/// server (`/down`), `count` to it (`/up`, answered by one "done" after the last), and a
+/// quarter as many round trips (`/echo`); prints the three rates, in messages per second.
+private let webSocketClient = """
+  import sys, time
+  from websockets.sync.client import connect
+  url, n = sys.argv[1], int(sys.argv[2])
+  message = "0123456789abcdef0123456789"
+  with connect(url + "/down", max_size=None) as ws:
+      start = time.perf_counter()
+      for _ in range(n): ws.recv()
+      down = n / (time.perf_counter() - start)
+  with connect(url + "/up") as ws:
+      start = time.perf_counter()
+      for _ in range(n): ws.send(message)
+      ws.recv()
+      up = n / (time.perf_counter() - start)
+  trips = n // 4
+  with connect(url + "/echo") as ws:
+      start = time.perf_counter()
+      for _ in range(trips):
+          ws.send(message)
+          ws.recv()
+      echo = trips / (time.perf_counter() - start)
+  print(f"{down:.0f} {up:.0f} {echo:.0f}")
+  """
+
+/// The same three paths served by Python's own `websockets` server, for comparison.
+private let webSocketPeerServer = """
+  import sys
+  from websockets.sync.server import serve
+  n = int(sys.argv[2])
+  message = "0123456789abcdef0123456789"
+  def handler(ws):
+      path = ws.request.path
+      if path == "/down":
+          for _ in range(n): ws.send(message)
+      elif path == "/up":
+          for _ in range(n): ws.recv()
+          ws.send("done")
+      else:
+          for _ in range(n // 4): ws.send(ws.recv())
+      ws.close()
+  with serve(handler, "127.0.0.1", int(sys.argv[1]), max_size=None) as server:
+      server.serve_forever()
+  """
+
+/// The `python3` that imports `websockets`: the first on `PATH`, else a system one.
+private func pythonWithWebSockets() -> String? {
+  let directories =
+    (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+    + ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
+  for directory in directories {
+    let python = "\(directory)/python3"
+    guard FileManager.default.isExecutableFile(atPath: python),
+      (try? capture(python, ["-c", "import websockets.sync.client; print('ok')"])) == "ok\n"
+    else { continue }
+    return python
+  }
+  return nil
+}
+
+/// Messages per second through the loopback server's WebSocket door, with Python's
+/// `websockets` as the client, beside the same client against Python's own `websockets`
+/// server; prints a table. Skipped, saying so, without `websockets`.
+func runWebSocketBenchmarks(quick: Bool) throws {
+  guard let python = pythonWithWebSockets() else {
+    print(
+      "WebSocket scenarios skipped: Python's websockets is not installed (pip install websockets)")
+    return
+  }
+  let count = quick ? 20_000 : 100_000
+  let message = URLSessionWebSocketTask.Message.string("0123456789abcdef0123456789")
+  let mock = URLSessionMock()
+  mock.stub(.get("/down"), with: .webSocket(Array(repeating: .send(message), count: count)))
+  mock.stub(
+    .get("/up"),
+    with: .webSocket(Array(repeating: .receive(nil), count: count) + [.send(.string("done"))]))
+  mock.stub(
+    .get("/echo"),
+    with: .webSocket(
+      Array(repeating: [WebSocketStep.receive(nil), .send(message)], count: count / 4).flatMap {
+        $0
+      }))
+  let server = try mock.startServer()
+  progress("websockets: LoopbackServer, \(count) messages each way")
+  let ours = try capture(
+    python, ["-c", webSocketClient, "ws://127.0.0.1:\(server.port)", String(count)])
+  server.stop()
+
+  let port = freePort()
+  let peer = try start(python, ["-c", webSocketPeerServer, String(port), String(count)])
+  defer { stopProcess(peer) }
+  var theirs = ""
+  if waitForPort(port) {
+    progress("websockets: Python websockets server, \(count) messages each way")
+    theirs = try capture(python, ["-c", webSocketClient, "ws://127.0.0.1:\(port)", String(count)])
+  }
+  func rates(_ output: String) -> [String] {
+    let numbers = output.split(separator: " ").map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    return numbers.count == 3 ? numbers : ["-", "-", "-"]
+  }
+  var lines = [
+    "WebSocket messages per second (client: Python websockets, \(count) messages of 26 bytes)",
+    "server                       server→client  client→server  round trips",
+  ]
+  for (name, output) in [("LoopbackServer", ours), ("Python websockets server", theirs)] {
+    let row = rates(output)
+    lines.append(
+      name.padding(toLength: 29, withPad: " ", startingAt: 0) + row[0].leftPadded(13) + "  "
+        + row[1].leftPadded(13) + "  " + row[2].leftPadded(11))
+  }
+  print(lines.joined(separator: "\n"))
 }

@@ -57,6 +57,10 @@ public struct ServerLimits: Sendable, Equatable {
   /// `Exchange.bodyByteCount`). The mock itself, its stubs and the client see the whole body.
   /// 1 MiB by default.
   public var maxJournalBodyBytes: Int
+  /// The most bytes a WebSocket message from a client may have, its fragments joined (and so
+  /// the longest frame); a longer one closes the connection with code 1009 (message too big).
+  /// 16 MiB by default.
+  public var maxWebSocketMessageBytes: Int
 
   /// Creates limits; every parameter has the default described on its property.
   public init(
@@ -65,7 +69,8 @@ public struct ServerLimits: Sendable, Equatable {
     bodyTimeout: Duration = .seconds(30), minBodyBytesPerPeriod: Int = 4096,
     minBodyRatePeriod: Duration = .seconds(5), idleTimeout: Duration = .seconds(30),
     lingerTimeout: Duration = .seconds(2), lingerBytes: Int = 1024 * 1024,
-    maxJournalExchanges: Int = 10_000, maxJournalBodyBytes: Int = 1024 * 1024
+    maxJournalExchanges: Int = 10_000, maxJournalBodyBytes: Int = 1024 * 1024,
+    maxWebSocketMessageBytes: Int = 16 * 1024 * 1024
   ) {
     self.maxHeadBytes = maxHeadBytes
     self.maxBodyBytes = maxBodyBytes
@@ -79,6 +84,7 @@ public struct ServerLimits: Sendable, Equatable {
     self.lingerBytes = lingerBytes
     self.maxJournalExchanges = maxJournalExchanges
     self.maxJournalBodyBytes = maxJournalBodyBytes
+    self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
   }
 }
 

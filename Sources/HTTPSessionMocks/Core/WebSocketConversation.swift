@@ -129,6 +129,18 @@ package final class WebSocketConversation: Sendable {
     wait?.run()
   }
 
+  /// The door closed the connection itself with `code` and `reason` (the client broke the
+  /// protocol, the server stops): recorded as the server's close, and the script ends.
+  package func doorClosed(_ code: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+    let now = time
+    let wait = state.withLock { state -> PendingCancel? in
+      guard !state.ended else { return nil }
+      state.closes.append(WebSocketCloseRecord(.fromServer, code: code, reason: reason, at: now))
+      return end(&state)
+    }
+    wait?.run()
+  }
+
   /// The connection broke, or the client went away without a close.
   package func connectionLost() {
     state.withLock { end(&$0) }?.run()

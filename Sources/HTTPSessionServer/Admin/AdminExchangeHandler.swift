@@ -13,7 +13,9 @@ struct AdminExchangeHandler: ExchangeHandler {
   let mock: MockExchangeHandler
   let admin: AdminAPI
 
-  func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
+  func send(_ request: URLRequest, kind: SessionEvent.TaskKind, to sink: some ResponseSink)
+    -> @Sendable () -> Void
+  {
     if let url = request.url, Self.isAdmin(url) {
       // A report the mock makes for an admin call (a mapping that can never match) lands in
       // the test, as the mock's reports for requests do.
@@ -22,10 +24,12 @@ struct AdminExchangeHandler: ExchangeHandler {
       }
     }
     let arrived = Date()
-    let task = mock.start(request, to: sink)
+    let task = mock.start(request, kind: kind, to: sink)
     admin.logged(task.taskIdentifier, at: arrived)
     return { task.cancel() }
   }
+
+  func reporting<R>(_ body: () -> R) -> R { mock.reporting(body) }
 
   /// Whether `url`'s path is `/__admin` or below it. The server's URLs are its base URL
   /// (`http://host:port`) and the path as sent, so the path starts at the first `/` after

@@ -82,6 +82,16 @@ package struct HTTPRequestParser: Sendable {
     buffer.append(contentsOf: bytes)
   }
 
+  /// Takes the bytes received and not consumed by a request: after an upgrade they belong to
+  /// the new protocol.
+  package mutating func takeBuffered() -> [UInt8] {
+    defer {
+      buffer.removeAll()
+      start = 0
+    }
+    return Array(buffer[start...])
+  }
+
   /// The next request, if the buffered bytes finish one.
   package mutating func next() -> Step {
     let step = advance()

@@ -181,6 +181,16 @@ enum ResponseEncoder {
     return bytes
   }
 
+  /// The `101 Switching Protocols` head that accepts a WebSocket upgrade: `accept` is the
+  /// `Sec-WebSocket-Accept` value, `subprotocol` the `Sec-WebSocket-Protocol` one, if any.
+  static func encodeSwitchingProtocols(accept: String, subprotocol: String?) -> [UInt8] {
+    var fields = [
+      ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept),
+    ]
+    if let subprotocol { fields.append(("Sec-WebSocket-Protocol", subprotocol)) }
+    return head(status: 101, fields: fields)
+  }
+
   /// Whether the connection may carry another request after this response: not after an
   /// interim (1xx) status given as a final answer.
   static func allowsKeepAlive(_ response: URLResponse?) -> Bool {

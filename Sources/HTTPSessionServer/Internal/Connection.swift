@@ -252,12 +252,28 @@ final class Connection: @unchecked Sendable {
       reject(status: 400, reason: "The request target is not a valid URL path.")
       return false
     }
+    /// A valid WebSocket upgrade goes to the mock as a WebSocket task; an invalid one is
+    /// refused here, with what is wrong.
+    var upgrade: WebSocketHandshake.Request?
+    if WebSocketHandshake.isUpgrade(header: request.value(of:)) {
+      switch WebSocketHandshake.validate(method: request.method, header: request.value(of:)) {
+      case .failure(let refusal):
+        reject(
+          status: refusal.status, reason: "The WebSocket upgrade is refused: \(refusal.reason).",
+          extraFields: refusal.status == 426 ? [("Sec-WebSocket-Version", "13")] : [])
+        return false
+      case .success(let handshake):
+        upgrade = handshake
+      }
+    }
     let id = lock.withLock {
       shared.exchange += 1
       shared.events = []
       return shared.exchange
     }
-    let cancel = handler.send(urlRequest, to: Sink(connection: self, exchange: id))
+    let cancel = handler.send(
+      urlRequest, kind: upgrade == nil ? .data : .webSocket,
+      to: Sink(connection: self, exchange: id))
     let keepsAlive = request.keepsAlive
     var response: URLResponse?
     var body = Data()
@@ -330,7 +346,22 @@ final class Connection: @unchecked Sendable {
       fault(for: error)
       return false
     case .upgraded(let conversation):
-      _ = conversation.refuse()
+      guard let upgrade else {
+        _ = conversation.refuse()
+        return false
+      }
+      let subprotocol = (response as? HTTPURLResponse)?.value(
+        forHTTPHeaderField: "Sec-WebSocket-Protocol")
+      let head = ResponseEncoder.encodeSwitchingProtocols(
+        accept: WebSocketHandshake.accept(forKey: upgrade.key), subprotocol: subprotocol)
+      guard writeAll(head) else {
+        conversation.connectionLost()
+        return false
+      }
+      let session = WebSocketSession(
+        fd: fd, wake: wake, limits: limits, handler: handler,
+        write: { [unowned self] in writeAll($0) }, isStopping: { [unowned self] in isStopping })
+      session.run(conversation, leftover: parser.takeBuffered())
       return false
     case nil:
       return false
@@ -423,9 +454,10 @@ final class Connection: @unchecked Sendable {
   /// Answers a malformed or over-limit request with `status`, then closes lingeringly: reads
   /// and discards what the client is still sending (bounded in bytes and time) so that it
   /// receives the status instead of a connection reset.
-  private func reject(status: Int, reason: String) {
+  private func reject(status: Int, reason: String, extraFields: [(String, String)] = []) {
     let bytes = ResponseEncoder.encodeText(
-      status: status, text: reason + "\n", request: nil, keepsAlive: false)
+      status: status, text: reason + "\n", request: nil, keepsAlive: false,
+      extraFields: extraFields)
     guard writeAll(bytes) else { return }
     Socket.shutdownWrite(fd)
     let end = Self.now() + Self.nanoseconds(limits.lingerTimeout)

@@ -10,6 +10,21 @@ import HTTPSessionMocks
 /// The server's only implementation is ``MockExchangeHandler``; the protocol keeps the
 /// connection layer independent of the mock, so that it can be driven without one.
 protocol ExchangeHandler: Sendable {
-  /// Sends `request`; the answer arrives in `sink`. The returned closure cancels the exchange.
-  func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void
+  /// Sends `request` as a task of `kind` (`.data`, or `.webSocket` for a valid upgrade); the
+  /// answer arrives in `sink`. The returned closure cancels the exchange.
+  func send(_ request: URLRequest, kind: SessionEvent.TaskKind, to sink: some ResponseSink)
+    -> @Sendable () -> Void
+
+  /// Runs `body`, which may make reports (a WebSocket conversation told what the client
+  /// sent), where the mock's reports for requests land: in the test that started the server.
+  func reporting<R>(_ body: () -> R) -> R
+}
+
+extension ExchangeHandler {
+  /// Sends `request` as a data task: every request off the wire but an upgrade.
+  func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
+    send(request, kind: .data, to: sink)
+  }
+
+  func reporting<R>(_ body: () -> R) -> R { body() }
 }

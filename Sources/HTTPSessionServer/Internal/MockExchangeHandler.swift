@@ -18,14 +18,22 @@ struct MockExchangeHandler: ExchangeHandler {
   /// The test context reports are made in, when the server was started in a test.
   var context: ReportContext?
 
-  func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
-    let task = start(request, to: sink)
+  func send(_ request: URLRequest, kind: SessionEvent.TaskKind, to sink: some ResponseSink)
+    -> @Sendable () -> Void
+  {
+    let task = start(request, kind: kind, to: sink)
     return { task.cancel() }
+  }
+
+  func reporting<R>(_ body: () -> R) -> R {
+    withReports(relayedThrough: context?.current, body)
   }
 
   /// Sends the request through the mock, as ``send(_:to:)`` does, and returns its task (whose
   /// `taskIdentifier` names it in the journal).
-  func start(_ request: URLRequest, to sink: some ResponseSink) -> MockTask {
+  func start(
+    _ request: URLRequest, kind: SessionEvent.TaskKind = .data, to sink: some ResponseSink
+  ) -> MockTask {
     var request = request
     if let origin, let url = request.url,
       var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -37,15 +45,20 @@ struct MockExchangeHandler: ExchangeHandler {
     }
     // In a test, a report the mock makes (an unmatched request) is recorded on the test's
     // relay, so that it lands in the test and its `withKnownIssue` scope, not on this thread.
-    return withReports(relayedThrough: context?.current) { send(request, observedInto: sink) }
+    return withReports(relayedThrough: context?.current) {
+      send(request, kind: kind, observedInto: sink)
+    }
   }
 
   /// Sends the request through the mock and returns its task.
-  private func send(_ request: URLRequest, observedInto sink: some ResponseSink) -> MockTask {
-    // A request off the wire is recorded as a data task, body or not.
-    guard let observer else { return mock.send(request, kind: .data, door: .server, to: sink) }
+  private func send(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, observedInto sink: some ResponseSink
+  ) -> MockTask {
+    // A request off the wire is recorded as a data task, body or not; a valid upgrade as a
+    // WebSocket task.
+    guard let observer else { return mock.send(request, kind: kind, door: .server, to: sink) }
     let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
-    return mock.send(request, kind: .data, door: .server, to: observing)
+    return mock.send(request, kind: kind, door: .server, to: observing)
   }
 }
 
