@@ -40,12 +40,12 @@ private let prelude = """
   url = sys.argv[1]
   def closed(ws):
       try:
-          message = ws.recv(timeout=5)
+          message = ws.recv(timeout=30)
           print("unexpected", repr(message))
       except ConnectionClosed:
           print("closed", ws.close_code, ws.close_reason)
       except TimeoutError:
-          print("no close within 5 s")
+          print("no close within 30 s")
 
   """
 
