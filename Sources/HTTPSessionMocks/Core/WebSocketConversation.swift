@@ -49,9 +49,8 @@ package final class WebSocketConversation: Sendable {
     var peer: (any WebSocketPeer)?
     /// The next step to run.
     var next = 0
-    /// The client's messages that no `receive` step has taken yet: those from `inboxStart` on.
-    var inbox: [WebSocketPayload] = []
-    var inboxStart = 0
+    /// The client's messages that no `receive` step has taken yet.
+    var inbox = FIFO<WebSocketPayload>()
     /// Whether a thread is running the script.
     var running = false
     /// Whether the script waits for the clock, and how to stop the wait.
@@ -198,15 +197,9 @@ package final class WebSocketConversation: Sendable {
         state.messages.append(WebSocketMessageRecord(payload, .fromServer, at: time))
         return .deliver(peer, payload.message)
       case .receive(let expected):
-        guard state.inboxStart < state.inbox.count else {
+        guard let received = state.inbox.popFirst() else {
           state.running = false
           return nil
-        }
-        let received = state.inbox[state.inboxStart]
-        state.inboxStart += 1
-        if state.inboxStart == state.inbox.count {
-          state.inbox.removeAll(keepingCapacity: true)
-          state.inboxStart = 0
         }
         state.next += 1
         if let expected, expected != received {

@@ -36,10 +36,8 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
 
   private struct State {
     var phase = Phase.suspended
-    /// Messages from the server that no `receive()` has taken yet: those from `inboxStart`
-    /// on (taking from the front of an array would move all the others).
-    var inbox: [Message] = []
-    var inboxStart = 0
+    /// Messages from the server that no `receive()` has taken yet.
+    var inbox = FIFO<Message>()
     var receivers: [(id: UInt64, continuation: CheckedContinuation<Message, any Error>)] = []
     /// `receive()` calls whose Swift task was cancelled before they waited.
     var cancelledReceivers: Set<UInt64> = []
@@ -53,25 +51,10 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     var failure: (any Error)?
     var maximumMessageSize = 1 << 20
 
-    /// The oldest message not yet received, taken out.
-    mutating func takeMessage() -> Message? {
-      guard inboxStart < inbox.count else { return nil }
-      let message = inbox[inboxStart]
-      inboxStart += 1
-      if inboxStart == inbox.count {
-        inbox.removeAll(keepingCapacity: true)
-        inboxStart = 0
-      } else if inboxStart >= 1024, inboxStart * 2 >= inbox.count {
-        inbox.removeFirst(inboxStart)
-        inboxStart = 0
-      }
-      return message
-    }
-
     /// What `receive()` returns without waiting: a message, or the error of a closed
     /// connection; `nil` when it must wait.
     mutating func readyReceive() -> Result<Message, any Error>? {
-      if let message = takeMessage() { return .success(message) }
+      if let message = inbox.popFirst() { return .success(message) }
       if case .closed = phase { return .failure(failure ?? URLError(.networkConnectionLost)) }
       return nil
     }
@@ -229,12 +212,7 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   // MARK: - WebSocketPeer: what the script does
 
   func deliver(_ message: Message) {
-    let size: Int
-    switch message {
-    case .string(let text): size = text.utf8.count
-    case .data(let data): size = data.count
-    @unknown default: size = 0
-    }
+    let size = WebSocketPayload(message).byteCount
     enum Outcome {
       case handed(CheckedContinuation<Message, any Error>)
       case kept
