@@ -208,10 +208,18 @@ package final class ChildProcess: @unchecked Sendable {
     if process.isRunning { kill(process.processIdentifier, signal) }
   }
 
-  /// Kills the process if it still runs and waits (bounded) for it to end.
+  /// Kills the process, and every process it started in its process group, and waits
+  /// (bounded) for it to end.
+  ///
+  /// Foundation starts a child in a process group of its own, so the group is the child and
+  /// its descendants alone. Killing the group matters for programs behind a shell wrapper that
+  /// does not `exec` (Debian's `chromium-headless-shell` is one): killing the wrapper alone
+  /// leaves the browser running, its pipes open, and the test waiting.
   package func stop() {
+    let pid = process.processIdentifier
+    if pid > 0, getpgid(pid) == pid { kill(-pid, SIGKILL) }
     guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
+    kill(pid, SIGKILL)
     condition.withLock {
       let deadline = Date(timeIntervalSinceNow: 10)
       while !exited { if !condition.wait(until: deadline) { break } }

@@ -32,6 +32,11 @@ package protocol WebSocketPeer: AnyObject, Sendable {
 /// The script runs on whichever thread gives it something to do (a client's message, the
 /// clock reaching a wait), one step at a time: an event that comes while another thread runs
 /// the script is queued, and that thread takes it up before it stops.
+///
+/// A `wait` right after a `send` is put on the clock before the message goes to the peer, so
+/// a test that has seen the message knows the wait is pending and can advance the clock; on
+/// the loopback server the message is written by another thread, and without this order the
+/// test could advance the clock before the script reached its wait.
 package final class WebSocketConversation: Sendable {
   /// The subprotocol the stub speaks, which the handshake names when the client offers it.
   package let subprotocol: String?
@@ -64,7 +69,8 @@ package final class WebSocketConversation: Sendable {
 
   /// What the script does next, worked out under the lock and done outside it.
   private enum Action {
-    case deliver(any WebSocketPeer, URLSessionWebSocketTask.Message)
+    /// Sends a message; with `thenWait`, the wait that follows it is scheduled first.
+    case deliver(any WebSocketPeer, URLSessionWebSocketTask.Message, thenWait: Duration?)
     case ping(any WebSocketPeer)
     case close(any WebSocketPeer, URLSessionWebSocketTask.CloseCode, Data?)
     case drop(any WebSocketPeer)
@@ -195,7 +201,14 @@ package final class WebSocketConversation: Sendable {
       case .send(let payload):
         state.next += 1
         state.messages.append(WebSocketMessageRecord(payload, .fromServer, at: time))
-        return .deliver(peer, payload.message)
+        if state.next < steps.count, case .wait(let duration) = steps[state.next].kind,
+          duration > .zero
+        {
+          state.next += 1
+          state.waiting = true
+          return .deliver(peer, payload.message, thenWait: duration)
+        }
+        return .deliver(peer, payload.message, thenWait: nil)
       case .receive(let expected):
         guard let received = state.inbox.popFirst() else {
           state.running = false
@@ -235,7 +248,9 @@ package final class WebSocketConversation: Sendable {
 
   private func perform(_ action: Action) {
     switch action {
-    case .deliver(let peer, let message): peer.deliver(message)
+    case .deliver(let peer, let message, thenWait: nil): peer.deliver(message)
+    case .deliver(let peer, let message, thenWait: let duration?):
+      wait(duration) { peer.deliver(message) }
     case .ping(let peer): peer.ping()
     case .close(let peer, let code, let reason): peer.close(code, reason: reason)
     case .drop(let peer): peer.drop()
@@ -255,9 +270,9 @@ package final class WebSocketConversation: Sendable {
     }
   }
 
-  /// Puts the end of a `wait` step on the clock; the script goes on when the clock reaches
-  /// it.
-  private func wait(_ duration: Duration) {
+  /// Puts the end of a `wait` step on the clock, then sends the message before it (`delivery`,
+  /// when the wait follows a send); the script goes on when the clock reaches the wait.
+  private func wait(_ duration: Duration, after delivery: (() -> Void)? = nil) {
     let undo = scheduler.schedule(after: duration) { [self] stalled in
       let resumes = state.withLock { state -> Bool in
         guard state.waiting else { return false }
@@ -269,6 +284,7 @@ package final class WebSocketConversation: Sendable {
       if stalled { return stall() }
       run()
     }
+    delivery?()
     guard let undo else {
       reporter.fail(
         "The WebSocket script of \(summary) waits \(duration) on a VirtualClock that no longer "

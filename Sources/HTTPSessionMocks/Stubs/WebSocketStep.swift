@@ -53,6 +53,9 @@ public struct WebSocketStep: Sendable, Equatable, CustomStringConvertible {
 
   /// Waits `duration` on the mock's clock (a ``VirtualClock`` moves only when the test
   /// advances it).
+  ///
+  /// A wait right after a `send` is on the clock before that message leaves, on every door:
+  /// once the client has the message, the test can advance the clock past the wait.
   public static func wait(_ duration: Duration) -> WebSocketStep {
     WebSocketStep(.wait(duration))
   }

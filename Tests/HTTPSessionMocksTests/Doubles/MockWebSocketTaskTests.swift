@@ -41,6 +41,23 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
     #expect(mock.webSocketCloses(for: .any).isEmpty)
   }
 
+  @Test func aWaitAfterASendIsOnTheClockByTheTimeTheClientHasTheMessage() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/chat"),
+      with: .webSocket([.send(.string("one")), .wait(.seconds(3)), .send(.string("two"))]))
+    let socket = mock.webSocket(with: chatURL)
+    socket.resume()
+    #expect(text(try await socket.receive()) == "one")
+    #expect(clock.pendingCount == 1)
+    #expect(clock.nextDeadline == clock.now.advanced(by: .seconds(3)))
+    let second = Task { try await socket.receive() }
+    await clock.advance(by: .seconds(3))
+    #expect(text(try await second.value) == "two")
+    #expect(mock.webSocketMessages(for: .get("/chat")).map(\.time) == [.zero, .seconds(3)])
+  }
+
   @Test func theUpgradeIsAnExchangeWithStatus101NamingTheOfferedSubprotocol() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("/chat"), with: .webSocket(subprotocol: "chat", [.send(.string("hi"))]))
