@@ -33,6 +33,11 @@ let pythonWebSocketsMissing: Comment =
 
 /// What every client script starts with: `url` (the first argument) and `closed(ws)`, which
 /// waits for the server's close and prints `closed CODE REASON`.
+///
+/// The clients wait up to 600 s (`recv(timeout=600)` in every script), longer than any bound on
+/// the test's side: a test slowed by a loaded machine (the thread sanitizer, every suite at once
+/// on two cores) must never be outwaited by its client, or the client closes first and the test
+/// fails for a reason that is not its own. The test gives up first, and says where.
 private let prelude = """
   import sys
   from websockets.sync.client import connect
@@ -40,12 +45,12 @@ private let prelude = """
   url = sys.argv[1]
   def closed(ws):
       try:
-          message = ws.recv(timeout=30)
+          message = ws.recv(timeout=600)
           print("unexpected", repr(message))
       except ConnectionClosed:
           print("closed", ws.close_code, ws.close_reason)
       except TimeoutError:
-          print("no close within 30 s")
+          print("no close within 600 s")
 
   """
 
@@ -58,13 +63,13 @@ func startWebSocketClient(_ script: String, _ url: URL) throws -> ChildProcess {
     environment: ProcessInfo.processInfo.environment)
 }
 
-/// Runs Python's `websockets` client on `script` against `url` to its end (at most 60 s);
+/// Runs Python's `websockets` client on `script` against `url` to its end (at most 300 s);
 /// returns its standard output, and its standard error after a `stderr:` line when it wrote
 /// any (a traceback names what went wrong).
 func runWebSocketClient(_ script: String, _ url: URL) async throws -> String {
   let child = try startWebSocketClient(script, url)
   defer { child.stop() }
-  _ = await child.exit(timeout: 60)
+  _ = await child.exit(timeout: 300)
   let errors = child.errorText
   return child.outputText + (errors.isEmpty ? "" : "stderr:\n" + errors)
 }

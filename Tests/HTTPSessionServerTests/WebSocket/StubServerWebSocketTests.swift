@@ -43,11 +43,11 @@ import Testing
     let base = try #require(URL(string: first.replacingOccurrences(of: "http://", with: "ws://")))
     let output = try await runWebSocketClient(
       """
-      with connect(url, subprotocols=["chat"], open_timeout=30) as ws:
+      with connect(url, subprotocols=["chat"], open_timeout=600) as ws:
           print("subprotocol", ws.subprotocol)
-          print("first", ws.recv(timeout=30))
+          print("first", ws.recv(timeout=600))
           ws.send("hi")
-          print("second", list(ws.recv(timeout=30)))
+          print("second", list(ws.recv(timeout=600)))
           closed(ws)
       """, base.appendingPathComponent("chat"))
     #expect(

@@ -38,11 +38,11 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, subprotocols=["other", "chat"], open_timeout=30) as ws:
+      with connect(url, subprotocols=["other", "chat"], open_timeout=600) as ws:
           print("subprotocol", ws.subprotocol)
-          print("first", ws.recv(timeout=30))
+          print("first", ws.recv(timeout=600))
           ws.send("hello")
-          print("second", list(ws.recv(timeout=30)))
+          print("second", list(ws.recv(timeout=600)))
           closed(ws)
       """, server.webSocketURL(for: "/chat"))
     #expect(
@@ -66,9 +66,9 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
+      with connect(url, open_timeout=600) as ws:
           print("subprotocol", ws.subprotocol)
-          print("first", ws.recv(timeout=30))
+          print("first", ws.recv(timeout=600))
       """, server.webSocketURL(for: "/chat"))
     #expect(output == "subprotocol None\nfirst hi\n", "\(output)")
   }
@@ -84,11 +84,11 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
+      with connect(url, open_timeout=600) as ws:
           ws.send(["frag", "ment", "ed"])
           ws.send([b"\\x01", b"\\x02\\x03"])
           print("pong", ws.ping(b"payload").wait(5))
-          print("answer", ws.recv(timeout=30))
+          print("answer", ws.recv(timeout=600))
       """, server.webSocketURL(for: "/frag"))
     #expect(output == "pong True\nanswer ok\n", "\(output)")
     #expect(
@@ -105,7 +105,7 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
+      with connect(url, open_timeout=600) as ws:
           ws.close(1001, "bye")
           print("closed", ws.close_code)
       """, server.webSocketURL(for: "/close"))
@@ -128,9 +128,9 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30, max_size=None) as ws:
+      with connect(url, open_timeout=600, max_size=None) as ws:
           ws.send("x" * 70000)
-          data = ws.recv(timeout=30)
+          data = ws.recv(timeout=600)
           print("received", len(data), set(data))
       """, server.webSocketURL(for: "/big"))
     #expect(output == "received 100000 {7}\n", "\(output)")
@@ -145,9 +145,9 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
+      with connect(url, open_timeout=600) as ws:
           ws.send("a\\x00b")
-          print("received", repr(ws.recv(timeout=30)))
+          print("received", repr(ws.recv(timeout=600)))
       """, server.webSocketURL(for: "/nul"))
     #expect(output == "received 'c\\x00d'\n", "\(output)")
   }
@@ -159,7 +159,7 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
+      with connect(url, open_timeout=600) as ws:
           ws.send(b"\\xff\\xfe", text=True)
           closed(ws)
       """, server.webSocketURL(for: "/utf8"))
@@ -177,7 +177,7 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
+      with connect(url, open_timeout=600) as ws:
           ws.send(["y" * 600, "y" * 600])
           closed(ws)
       """, server.webSocketURL(for: "/limit"))
@@ -191,8 +191,8 @@ struct WebSocketServingTests {
     let server = try mock.startServer()
     let client = try startWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
-          print("first", ws.recv(timeout=30))
+      with connect(url, open_timeout=600) as ws:
+          print("first", ws.recv(timeout=600))
           closed(ws)
       """, server.webSocketURL(for: "/stay"))
     defer { client.stop() }
@@ -212,7 +212,7 @@ struct WebSocketServingTests {
     let (output, reports) = try await withCapturedReports {
       try await runWebSocketClient(
         """
-        with connect(url, open_timeout=30) as ws:
+        with connect(url, open_timeout=600) as ws:
             ws.send("bye")
             closed(ws)
         """, server.webSocketURL(for: "/strict"))
@@ -234,9 +234,9 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let client = try startWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
-          print("first", ws.recv(timeout=30))
-          print("second", ws.recv(timeout=60))
+      with connect(url, open_timeout=600) as ws:
+          print("first", ws.recv(timeout=600))
+          print("second", ws.recv(timeout=600))
       """, server.webSocketURL(for: "/tick"))
     defer { client.stop() }
     #expect(await client.line(timeout: 60) == "first a")
@@ -255,8 +255,8 @@ struct WebSocketServingTests {
     defer { server.stop() }
     let output = try await runWebSocketClient(
       """
-      with connect(url, open_timeout=30) as ws:
-          print("first", ws.recv(timeout=30))
+      with connect(url, open_timeout=600) as ws:
+          print("first", ws.recv(timeout=600))
           closed(ws)
       """, server.webSocketURL(for: "/drop"))
     #expect(output == "first a\nclosed 1006 \n", "\(output)")
@@ -271,7 +271,7 @@ struct WebSocketServingTests {
     let output = try await runWebSocketClient(
       """
       try:
-          connect(url, open_timeout=30)
+          connect(url, open_timeout=600)
       except InvalidStatus as error:
           print("refused", error.response.status_code)
       """, server.webSocketURL(for: "/chat"))
@@ -292,8 +292,8 @@ struct WebSocketServingTests {
     let client = try startWebSocketClient(
       """
       import threading
-      with connect(url, open_timeout=30, max_size=None) as ws:
-          print(ws.recv(timeout=30))
+      with connect(url, open_timeout=600, max_size=None) as ws:
+          print(ws.recv(timeout=600))
           def pings():
               for index in range(400):
                   try:
@@ -302,7 +302,7 @@ struct WebSocketServingTests {
                       return
           pinger = threading.Thread(target=pings)
           pinger.start()
-          intact = all(ws.recv(timeout=60) == bytes([i]) * 70000 for i in range(40))
+          intact = all(ws.recv(timeout=600) == bytes([i]) * 70000 for i in range(40))
           pinger.join()
           print("intact", intact)
       """, server.webSocketURL(for: "/burst"))
