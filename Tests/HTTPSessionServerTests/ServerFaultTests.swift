@@ -66,6 +66,26 @@ import Testing
       try rawExchange(port: server.port, "GET /random HTTP/1.1\r\nHost: a\r\n\r\n") == garbage)
   }
 
+  @Test func aStubsReasonPhraseIsWrittenInTheStatusLine() throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/status"), with: .status(503).reasonPhrase("Down for maintenance"))
+    mock.stub(
+      .get("/cookies"),
+      with: .status(200).header("Set-Cookie", values: ["a=1", "b=2"]).reasonPhrase("Fine"))
+    mock.stub(.get("/plain"), with: .status(503))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    func exchange(_ path: String) throws -> String {
+      try rawExchange(
+        port: server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    }
+    #expect(try exchange("/status").hasPrefix("HTTP/1.1 503 Down for maintenance\r\n"))
+    let cookies = try exchange("/cookies")
+    #expect(cookies.hasPrefix("HTTP/1.1 200 Fine\r\n"))
+    #expect(cookies.contains("\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n"))
+    #expect(try exchange("/plain").hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+  }
+
   @Test func aHeaderWithSeveralValuesIsOneLineAValue() throws {
     let mock = URLSessionMock()
     mock.stub(

@@ -99,6 +99,8 @@ struct WireMockSideBySideTests {
       #"{"request": {"method": "GET", "urlPath": "/fault/chunk"}, "response": {"fault": "MALFORMED_RESPONSE_CHUNK"}}"#,
     "40-random.json":
       #"{"request": {"method": "GET", "urlPath": "/fault/random"}, "response": {"fault": "RANDOM_DATA_THEN_CLOSE"}}"#,
+    "41-status-message.json":
+      #"{"request": {"method": "GET", "urlPath": "/status-message"}, "response": {"status": 503, "statusMessage": "Down for maintenance", "body": "later"}}"#,
   ]
 
   static let files = ["orders/order.json": #"{"id":7,"items":[]}"#]
@@ -123,6 +125,7 @@ struct WireMockSideBySideTests {
       probes.append(Probe(method: method, path: path, headers: headers, body: body))
     }
     add("GET", "/users/octocat?tab=repos")
+    add("GET", "/status-message")
     add("GET", "/users/octocat?tab=repos&x=1")
     add("GET", "/users/octocat")
     add("GET", "/users/octocat?tab=stars")
@@ -303,6 +306,15 @@ struct WireMockSideBySideTests {
       compared += 1
     }
     #expect(compared == probes.count)
+    // A reason phrase reaches no URLSession: compare the status lines on the wire.
+    func statusLine(_ port: Int) throws -> Substring? {
+      try rawExchange(
+        port: port, "GET /status-message HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+      ).split(separator: "\r\n").first
+    }
+    let realLine = try statusLine(try #require(wireMock.baseURL.port))
+    #expect(realLine == "HTTP/1.1 503 Down for maintenance")
+    #expect(try statusLine(server.port) == realLine)
     #expect(injected.scenarioState(of: "cart") == "full")
     #expect(injected.scenarioState(of: "login") == "Started")
   }

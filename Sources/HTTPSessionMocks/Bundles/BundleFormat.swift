@@ -81,7 +81,14 @@ enum BundleFormat {
       switch response.content {
       case .http(let body, let status, let headers):
         members["status"] = .integer(Int64(status))
-        if !headers.isEmpty { members["headers"] = .object(headers.mapValues { .string($0) }) }
+        if let phrase = response.storage.reasonPhrase { members["reasonPhrase"] = .string(phrase) }
+        if !headers.isEmpty {
+          var fields: [String: JSONValue] = headers.mapValues { .string($0) }
+          for (name, values) in response.storage.headerValues {
+            fields[name] = .array(values.map { .string($0) })
+          }
+          members["headers"] = .object(fields)
+        }
         switch body {
         case .empty: break
         case .text(let text): members["text"] = .string(text)
@@ -213,21 +220,23 @@ enum BundleFormat {
     -> StubResponse
   {
     try cursor.rejectUnknownMembers([
-      "status", "headers", "text", "json", "base64", "file", "error", "invalid", "delay", "dribble",
-      "webSocket",
+      "status", "reasonPhrase", "headers", "text", "json", "base64", "file", "error", "invalid",
+      "delay", "dribble", "webSocket",
     ])
     let members = Set(try cursor.keys())
     var response: StubResponse
     let bodyKeys = ["text", "json", "base64", "file"].filter { members.contains($0) }
     if let script = try cursor.optional("webSocket") {
-      let others = ["status", "headers", "error", "invalid", "dribble"] + bodyKeys
+      let others = ["status", "reasonPhrase", "headers", "error", "invalid", "dribble"] + bodyKeys
       if let other = others.first(where: { members.contains($0) }) {
         throw cursor.fail(
           "has both \"webSocket\" and \"\(other)\"; a WebSocket script answers the upgrade alone")
       }
       response = try WebSocketCoding.decode(script)
     } else if let error = try cursor.optional("error") {
-      if let other = ["status", "headers", "invalid"].first(where: { members.contains($0) }) {
+      if let other = ["status", "reasonPhrase", "headers", "invalid"].first(where: {
+        members.contains($0)
+      }) {
         throw cursor.fail("has both \"error\" and \"\(other)\"; an error answer has no response")
       }
       if let other = bodyKeys.first {
@@ -237,7 +246,9 @@ enum BundleFormat {
       let code = try ErrorCoding.decode(try error.required("urlError", "a URLError code"))
       response = StubResponse(.error(URLError(code)))
     } else if let invalid = try cursor.optional("invalid") {
-      if let other = (["status", "headers"] + bodyKeys).first(where: { members.contains($0) }) {
+      if let other = (["status", "reasonPhrase", "headers"] + bodyKeys).first(where: {
+        members.contains($0)
+      }) {
         throw cursor.fail(
           "has both \"invalid\" and \"\(other)\"; an invalid answer has nothing else")
       }
@@ -251,9 +262,24 @@ enum BundleFormat {
         }
       }
       var headers: [String: String] = [:]
+      var multiple: [(String, [String])] = []
       if let given = try cursor.optional("headers") {
         for member in try given.members() {
-          headers[member.key] = try given.member(member.key, member.value).string()
+          let value = given.member(member.key, member.value)
+          if case .array = value.node {
+            var values: [String] = []
+            for element in try value.elements() { values.append(try element.string()) }
+            multiple.append((member.key, values))
+          } else {
+            headers[member.key] = try value.string()
+          }
+        }
+      }
+      var phrase: String?
+      if let given = try cursor.optional("reasonPhrase") {
+        phrase = try given.string()
+        if let problem = StubResponse.reasonPhraseProblem(phrase ?? "") {
+          throw given.fail(problem)
         }
       }
       if bodyKeys.count > 1 {
@@ -275,6 +301,8 @@ enum BundleFormat {
         body = .stored(path: path, data: try files.read(path, at: file))
       }
       response = StubResponse(.http(body, status: status, headers: headers))
+      for (name, values) in multiple { response = response.header(name, values: values) }
+      if let phrase { response = response.reasonPhrase(phrase) }
     }
     if let delay = try cursor.optional("delay") {
       response = response.delayed(by: try DurationCoding.decode(delay))

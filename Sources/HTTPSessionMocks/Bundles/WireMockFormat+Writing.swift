@@ -340,6 +340,9 @@ extension WireMockFormat {
       switch response.content {
       case .http(let body, let status, let headers):
         members["status"] = .integer(Int64(status))
+        if let phrase = response.storage.reasonPhrase {
+          members["statusMessage"] = .string(phrase)
+        }
         if !headers.isEmpty {
           var fields: [String: JSONValue] = headers.mapValues { .string($0) }
           for (name, values) in response.storage.headerValues {

@@ -520,7 +520,11 @@ enum WireMockFormat {
         throw given.expected("an HTTP status code from 100 to 999")
       }
     }
-    _ = try cursor.optionalString("statusMessage")
+    var phrase: String?
+    if let given = try cursor.optional("statusMessage"), !given.isNull {
+      phrase = try given.string()
+      if let problem = StubResponse.reasonPhraseProblem(phrase ?? "") { throw given.fail(problem) }
+    }
     var headers: [String: String] = [:]
     var multiple: [(String, [String])] = []
     if let given = try cursor.optional("headers") {
@@ -556,6 +560,7 @@ enum WireMockFormat {
     }
     var response = StubResponse(.http(body, status: status, headers: headers))
     for (name, values) in multiple { response = response.header(name, values: values) }
+    if let phrase { response = response.reasonPhrase(phrase) }
     if let given = try cursor.optional("fault"), !given.isNull {
       let name = try given.string()
       guard let fault = StubResponse.Fault(rawValue: name) else {

@@ -4,7 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// Responses compare by what they answer: status, headers, body, error, delay and dribble.
+/// Responses compare by what they answer: status, reason phrase, headers, body, error, delay
+/// and dribble.
 ///
 /// Bodies compare by their bytes, whatever form they were given in (`.text("a")` equals
 /// `.data(Data("a".utf8))` with the same headers), except that two JSON bodies compare as JSON
@@ -25,6 +26,7 @@ extension StubResponse: Equatable {
     case (.http(let a, let statusA, let headersA), .http(let b, let statusB, let headersB)):
       return statusA == statusB && headersA == headersB
         && lhs.storage.headerValues == rhs.storage.headerValues
+        && lhs.storage.reasonPhrase == rhs.storage.reasonPhrase
         && sameBody(a, lhs.storage, b, rhs.storage)
     case (.raw(let dataA, let responseA, let errorA), .raw(let dataB, let responseB, let errorB)):
       return dataA == dataB && sameResponse(responseA, responseB) && sameError(errorA, errorB)

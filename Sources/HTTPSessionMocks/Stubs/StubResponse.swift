@@ -363,12 +363,13 @@ public struct StubResponse: Sendable {
     {
       fields["Content-Length"] = String(length)
     }
-    guard !storage.headerValues.isEmpty else {
+    guard !storage.headerValues.isEmpty || storage.reasonPhrase != nil else {
       return HTTPURLResponse(
         url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
     }
-    return MultiValueHTTPURLResponse(
-      url: url, statusCode: status, headerFields: fields, values: storage.headerValues)
+    return StubHTTPURLResponse(
+      url: url, statusCode: status, headerFields: fields, values: storage.headerValues,
+      reasonPhrase: storage.reasonPhrase)
   }
 
   /// This answer with the header `name` sent once for each of `values`, in order, as a
@@ -396,8 +397,50 @@ public struct StubResponse: Sendable {
       if values.count > 1 { multiple[name] = values }
     }
     var copy = self
-    copy.storage = Storage(.http(body, status: status, headers: headers), headerValues: multiple)
+    copy.storage = Storage(
+      .http(body, status: status, headers: headers), headerValues: multiple,
+      reasonPhrase: storage.reasonPhrase)
     return copy
+  }
+
+  /// This answer with `phrase` as the reason phrase of its status line, in place of the
+  /// standard one: `HTTP/1.1 503 Down for maintenance` (WireMock's `statusMessage`).
+  ///
+  /// ```swift
+  /// mock.stub(.get("/status"), with: .status(503).reasonPhrase("Down for maintenance"))
+  /// ```
+  ///
+  /// Only the loopback server writes a status line. `HTTPURLResponse` has no reason phrase (its
+  /// `localizedString(forStatusCode:)` is the standard text of the code), so through injection
+  /// and the URLProtocol bridge the answer is the same without it. A phrase may hold visible
+  /// characters, spaces and tabs; one with a line break or another control character would
+  /// split the response, so the stub is invalid instead, and the test that uses it fails with
+  /// the phrase named. An error answer has no status line and is returned as it is.
+  public func reasonPhrase(_ phrase: String) -> StubResponse {
+    guard case .http(let body, let status, let headers) = content else { return self }
+    var copy = self
+    if let problem = Self.reasonPhraseProblem(phrase) {
+      copy.storage = Storage(.invalid(problem))
+    } else {
+      copy.storage = Storage(
+        .http(body, status: status, headers: headers), headerValues: storage.headerValues,
+        reasonPhrase: phrase)
+    }
+    return copy
+  }
+
+  /// Why `phrase` cannot be a reason phrase (RFC 9112: tabs, spaces, visible characters and
+  /// bytes above ASCII), or `nil` when it can.
+  static func reasonPhraseProblem(_ phrase: String) -> String? {
+    guard
+      let bad = phrase.unicodeScalars.first(where: {
+        ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F
+      })
+    else { return nil }
+    let code = String(bad.value, radix: 16, uppercase: true)
+    return "The reason phrase \(phrase.debugDescription) holds the control character U+"
+      + String(repeating: "0", count: max(0, 4 - code.count)) + code
+      + ", which would split the status line; use visible characters, spaces and tabs."
   }
 }
 
@@ -429,10 +472,15 @@ extension StubResponse {
     /// The headers sent once a value, by name, for those with several values (see
     /// `header(_:values:)`); `content` holds them joined.
     let headerValues: [String: [String]]
+    /// The status line's reason phrase, when the stub sets one (see `reasonPhrase(_:)`).
+    let reasonPhrase: String?
 
-    init(_ content: Content, headerValues: [String: [String]] = [:]) {
+    init(
+      _ content: Content, headerValues: [String: [String]] = [:], reasonPhrase: String? = nil
+    ) {
       self.content = content
       self.headerValues = headerValues
+      self.reasonPhrase = reasonPhrase
       if case .http(_, let status, let headers) = content,
         [301, 302, 303, 307, 308].contains(status)
       {

@@ -48,7 +48,10 @@ enum ResponseEncoder {
       let http = response as? HTTPURLResponse
       status = http?.statusCode ?? 200
       namedLength = http?.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }
-      var text = "HTTP/1.1 \(status) \(ResponseEncoder.reasonPhrase(status))\r\n"
+      // A stub's own phrase was checked for control characters when the stub was made.
+      let phrase =
+        (http as? StubHTTPURLResponse)?.reasonPhrase ?? ResponseEncoder.reasonPhrase(status)
+      var text = "HTTP/1.1 \(status) \(phrase)\r\n"
       for (name, value) in ResponseEncoder.stubFields(of: response) {
         ResponseEncoder.appendLine(&text, name, value)
       }
@@ -131,7 +134,7 @@ enum ResponseEncoder {
     var fields: [(String, String)] = []
     if let http = response as? HTTPURLResponse {
       // Headers with several values (several `Set-Cookie`) go out one line a value.
-      let multiple = (http as? MultiValueHTTPURLResponse)?.values ?? [:]
+      let multiple = (http as? StubHTTPURLResponse)?.values ?? [:]
       for (key, value) in http.allHeaderFields {
         let name = "\(key)"
         guard !managed.contains(name.lowercased()) else { continue }

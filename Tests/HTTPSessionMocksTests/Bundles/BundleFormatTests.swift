@@ -177,6 +177,22 @@ import Testing
     #expect(created.status == 201)
   }
 
+  @Test func aReasonPhraseAndHeadersWithSeveralValuesComeBackFromTheFile() throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    var bundle = MockBundle()
+    bundle.stub(
+      .post("/login"),
+      with: .status(201, headers: ["X-A": "1"]).header("Set-Cookie", values: ["a=1", "b=2"])
+        .reasonPhrase("Welcome"))
+    let file = folder.appendingPathComponent("bundle.json")
+    try bundle.write(to: file)
+    let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    #expect(text.contains(#""reasonPhrase": "Welcome""#), "\(text)")
+    #expect(text.contains(#""Set-Cookie": ["#), "\(text)")
+    #expect(try MockBundle(contentsOf: file) == bundle)
+  }
+
   // MARK: - Bad input
 
   @Test(arguments: [
@@ -223,6 +239,14 @@ import Testing
     (
       #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"delay": "3"}}]}"#,
       #"entries[0].response.delay: expected a duration in seconds such as "2.5s", got "3""#
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"reasonPhrase": "a\nb"}}]}"#,
+      #"entries[0].response.reasonPhrase: The reason phrase "a\nb" holds the control character U+000A"#
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"headers": {"A": [1]}}}]}"#,
+      "entries[0].response.headers.A[0]: expected a string, got 1"
     ),
     (
       #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"base64": "!!"}}]}"#,

@@ -203,6 +203,36 @@ import Testing
     #expect(route(mock, "GET", "https://e.com/reset").urlErrorCode == .networkConnectionLost)
   }
 
+  @Test func aStatusMessageIsTheReasonPhraseBothWays() throws {
+    let mapping = try WireMockMapping(
+      json: Data(
+        #"{"request": {"urlPath": "/s"}, "response": {"status": 503, "statusMessage": "Down for maintenance", "headers": {"Set-Cookie": ["a=1", "b=2"]}}}"#
+          .utf8), source: "status.json")
+    let expected = StubResponse.status(503).header("Set-Cookie", values: ["a=1", "b=2"])
+      .reasonPhrase("Down for maintenance")
+    #expect(mapping.entry.responses == [expected])
+    var bundle = MockBundle()
+    bundle.append(mapping.entry)
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    try bundle.write(to: folder, format: .wireMock)
+    let written = try FileManager.default.contentsOfDirectory(
+      at: folder.appendingPathComponent("mappings"), includingPropertiesForKeys: nil)
+    let text = try written.map { String(decoding: try Data(contentsOf: $0), as: UTF8.self) }
+    #expect(text.count == 1)
+    #expect(text.first?.contains(#""statusMessage": "Down for maintenance""#) == true, "\(text)")
+    #expect(try MockBundle(contentsOf: folder).entries.first?.responses == [expected])
+    let error = bundleError {
+      _ = try WireMockMapping(
+        json: Data(
+          #"{"request": {"urlPath": "/s"}, "response": {"statusMessage": "OK\r\nX: 1"}}"#.utf8),
+        source: "split.json")
+    }
+    #expect(error?.description.contains("split.json") == true, "\(String(describing: error))")
+    #expect(error?.description.contains("response.statusMessage") == true)
+    #expect(error?.problem.contains("U+000D") == true)
+  }
+
   @Test func aStubWireMockCannotExpressIsNamedInTheError() throws {
     let folder = try makeTemporaryFolder()
     defer { removeFolder(folder) }

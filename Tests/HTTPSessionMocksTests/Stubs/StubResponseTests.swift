@@ -294,6 +294,53 @@ extension StubResponseTests {
         != .status(204).header("Set-Cookie", values: ["b=2", "a=1"]))
   }
 
+  @Test func aReasonPhraseLeavesTheInjectedAnswerAsItIsAndTakesPartInEquality() {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/status"),
+      with: .status(503, headers: ["Retry-After": "60"]).reasonPhrase("Down for maintenance"))
+    let answer = route(mock, "GET", "https://e.com/status")
+    #expect(answer.status == 503)
+    #expect(answer.header("Retry-After") == "60")
+    #expect(StubResponse.status(503).reasonPhrase("Down") == .status(503).reasonPhrase("Down"))
+    #expect(StubResponse.status(503).reasonPhrase("Down") != .status(503))
+    #expect(StubResponse.status(503).reasonPhrase("Down") != .status(503).reasonPhrase("Up"))
+    // It survives a later header, and a later phrase replaces it.
+    #expect(
+      StubResponse.status(200).reasonPhrase("Fine").header("Set-Cookie", values: ["a=1", "b=2"])
+        == .status(200).header("Set-Cookie", values: ["a=1", "b=2"]).reasonPhrase("Fine"))
+    #expect(
+      StubResponse.status(200).reasonPhrase("A").reasonPhrase("B") == .status(200).reasonPhrase("B")
+    )
+    // An error has no status line.
+    let error = StubResponse.error(URLError(.timedOut))
+    #expect(error.reasonPhrase("x") == error)
+  }
+
+  @Test func aReasonPhraseThatWouldSplitTheStatusLineFailsTheTestThatUsesIt() {
+    let mock = URLSessionMock()
+    mock.stub(.get("/split"), with: .status(200).reasonPhrase("OK\r\nX-Evil: 1"))
+    expectReport {
+      #expect(route(mock, "GET", "https://e.com/split").urlErrorCode == .resourceUnavailable)
+    } matching: { report in
+      report.message.contains(
+        #"The reason phrase "OK\r\nX-Evil: 1" holds the control character U+000D"#)
+    }
+    for (phrase, code) in [("bell\u{7}", "U+0007"), ("del\u{7F}", "U+007F"), ("nul\0", "U+0000")] {
+      mock.stub(.get("/bad"), with: .status(200).reasonPhrase(phrase))
+      expectReport {
+        #expect(route(mock, "GET", "https://e.com/bad").urlErrorCode == .resourceUnavailable)
+      } matching: { report in
+        report.message.contains("holds the control character \(code)")
+      }
+    }
+    // Tabs, spaces, text beyond ASCII and the empty phrase are all allowed.
+    for phrase in ["Tabs\tand spaces, é ✓", ""] {
+      mock.stub(.get("/good"), with: .status(299).reasonPhrase(phrase))
+      #expect(route(mock, "GET", "https://e.com/good").status == 299, "\(phrase.debugDescription)")
+    }
+  }
+
   @Test func aDelayDistributionRepeatsFromMockToMock() async throws {
     func delays(seed: UInt64) async throws -> [Duration] {
       let clock = VirtualClock()
