@@ -139,6 +139,9 @@ func jsonObjectBody(_ object: Any, _ request: URLRequest) -> Data? {
     check(!JSONSerialization.isValidJSONObject([object]), "jsonObject refused a valid object")
     check(!problem.isEmpty, "no reason")
     return nil
+  case .webSocket:
+    check(false, "jsonObject resolved to a WebSocket script")
+    return nil
   }
 }
 
@@ -154,6 +157,7 @@ func checkBodyMessages(_ body: Data) {
   switch StubResponse.data(body, status: 200).resolve(for: request) {
   case .answer(let answer): check(answer.data == body, "data() changed the body")
   case .invalid: check(false, "data() is invalid")
+  case .webSocket: check(false, "data() resolved to a WebSocket script")
   }
 }
 
