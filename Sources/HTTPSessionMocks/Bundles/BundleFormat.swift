@@ -261,27 +261,7 @@ enum BundleFormat {
           throw given.expected("an HTTP status code from 100 to 999")
         }
       }
-      var headers: [String: String] = [:]
-      var multiple: [(String, [String])] = []
-      if let given = try cursor.optional("headers") {
-        for member in try given.members() {
-          let value = given.member(member.key, member.value)
-          if case .array = value.node {
-            var values: [String] = []
-            for element in try value.elements() { values.append(try element.string()) }
-            multiple.append((member.key, values))
-          } else {
-            headers[member.key] = try value.string()
-          }
-        }
-      }
-      var phrase: String?
-      if let given = try cursor.optional("reasonPhrase") {
-        phrase = try given.string()
-        if let problem = StubResponse.reasonPhraseProblem(phrase ?? "") {
-          throw given.fail(problem)
-        }
-      }
+      let head = try HeadCoding(of: cursor, phraseKey: "reasonPhrase")
       if bodyKeys.count > 1 {
         throw cursor.fail(
           "has several bodies (\(bodyKeys.joined(separator: ", "))); give one of them")
@@ -300,9 +280,7 @@ enum BundleFormat {
         let path = try file.string()
         body = .stored(path: path, data: try files.read(path, at: file))
       }
-      response = StubResponse(.http(body, status: status, headers: headers))
-      for (name, values) in multiple { response = response.header(name, values: values) }
-      if let phrase { response = response.reasonPhrase(phrase) }
+      response = head.applied(to: StubResponse(.http(body, status: status, headers: head.fields)))
     }
     if let delay = try cursor.optional("delay") {
       response = response.delayed(by: try DurationCoding.decode(delay))

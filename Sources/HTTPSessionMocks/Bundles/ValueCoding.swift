@@ -77,3 +77,44 @@ enum DurationCoding {
     return negative ? .zero - duration : duration
   }
 }
+
+/// What a response's head says in both formats that carry one (ours and WireMock's): the
+/// headers, where a value is a string or, for a header sent several times (`Set-Cookie`), an
+/// array of strings, and the status line's text.
+struct HeadCoding {
+  /// Headers with one value.
+  var fields: [String: String] = [:]
+  /// Headers with several values, in the file's order.
+  var multiValued: [(String, [String])] = []
+  /// The status line's text, when the file gives one.
+  var reasonPhrase: String?
+
+  /// Reads `cursor`'s `headers` member and its reason phrase, named `phraseKey` in the format.
+  init(of cursor: JSONCursor, phraseKey: String) throws(MockBundleError) {
+    if let given = try cursor.optional("headers") {
+      for member in try given.members() {
+        let value = given.member(member.key, member.value)
+        if case .array = value.node {
+          var values: [String] = []
+          for element in try value.elements() { values.append(try element.string()) }
+          multiValued.append((member.key, values))
+        } else {
+          fields[member.key] = try value.string()
+        }
+      }
+    }
+    if let given = try cursor.optional(phraseKey), !given.isNull {
+      let phrase = try given.string()
+      if let problem = StubResponse.reasonPhraseProblem(phrase) { throw given.fail(problem) }
+      reasonPhrase = phrase
+    }
+  }
+
+  /// `response` with the multi-valued headers and the reason phrase added.
+  func applied(to response: StubResponse) -> StubResponse {
+    var response = response
+    for (name, values) in multiValued { response = response.header(name, values: values) }
+    if let reasonPhrase { response = response.reasonPhrase(reasonPhrase) }
+    return response
+  }
+}

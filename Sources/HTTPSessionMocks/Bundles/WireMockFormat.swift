@@ -520,25 +520,7 @@ enum WireMockFormat {
         throw given.expected("an HTTP status code from 100 to 999")
       }
     }
-    var phrase: String?
-    if let given = try cursor.optional("statusMessage"), !given.isNull {
-      phrase = try given.string()
-      if let problem = StubResponse.reasonPhraseProblem(phrase ?? "") { throw given.fail(problem) }
-    }
-    var headers: [String: String] = [:]
-    var multiple: [(String, [String])] = []
-    if let given = try cursor.optional("headers") {
-      for member in try given.members() {
-        let value = given.member(member.key, member.value)
-        if case .array = value.node {
-          var values: [String] = []
-          for element in try value.elements() { values.append(try element.string()) }
-          multiple.append((member.key, values))
-        } else {
-          headers[member.key] = try value.string()
-        }
-      }
-    }
+    let head = try HeadCoding(of: cursor, phraseKey: "statusMessage")
     let bodyKeys = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { keys.contains($0) }
     if bodyKeys.count > 1 {
       throw cursor.fail("has several bodies (\(bodyKeys.joined(separator: ", "))); give one")
@@ -558,9 +540,7 @@ enum WireMockFormat {
       let path = try given.string()
       body = .stored(path: path, data: try files.read(path, at: given))
     }
-    var response = StubResponse(.http(body, status: status, headers: headers))
-    for (name, values) in multiple { response = response.header(name, values: values) }
-    if let phrase { response = response.reasonPhrase(phrase) }
+    var response = head.applied(to: StubResponse(.http(body, status: status, headers: head.fields)))
     if let given = try cursor.optional("fault"), !given.isNull {
       let name = try given.string()
       guard let fault = StubResponse.Fault(rawValue: name) else {
