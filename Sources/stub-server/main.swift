@@ -58,7 +58,9 @@ let usage = """
 
   WireMock's own flags, so that a script that starts WireMock can start this instead:
     --root-dir DIR   the WireMock root to serve (the same as naming it as BUNDLE); the
-                     admin API's POST /__admin/mappings/save writes its mappings/ there
+                     admin API's POST /__admin/mappings/save writes its mappings/ there.
+                     As WireMock does, a GET that no mapping matches gets the file of
+                     the same path under __files/, when there is one
     --bind-address H the same as --host: a loopback address only
     --no-request-journal
                      keep no requests (the same as --journal 0)
@@ -298,6 +300,12 @@ if let directory = options.directory {
   }
   // Registered first, so that the bundle's stubs (newer) win where they match.
   mock.serveDirectory(URL(fileURLWithPath: directory, isDirectory: true))
+}
+if let root = wireMockRoot,
+  FileManager.default.fileExists(atPath: root.appendingPathComponent("__files").path)
+{
+  // WireMock serves the files of __files/ to a GET that no mapping matches; so does this.
+  mock.serveWireMockFiles(of: root)
 }
 if let bundle { mock.load(bundle) }
 

@@ -581,6 +581,10 @@ import Testing
     #expect(try await ids().isEmpty)
     #expect(try await admin.call("GET", "/user").status == 404)
     #expect(FileManager.default.fileExists(atPath: file.path))
+    // As in WireMock, a GET that no mapping matches gets the file of its path in __files/.
+    let served = try await admin.call("GET", "/user.json")
+    #expect(served.text == #"{"login":"octocat"}"#)
+    #expect(try await admin.call("HEAD", "/user.json").status == 404)
     #expect(try await admin.call("POST", "/__admin/mappings/reset").status == 200)
     #expect(try await ids() == [id])
     // Save writes the added mapping to mappings/, in a file of its own that the format reads

@@ -103,7 +103,11 @@ struct WireMockSideBySideTests {
       #"{"request": {"method": "GET", "urlPath": "/status-message"}, "response": {"status": 503, "statusMessage": "Down for maintenance", "body": "later"}}"#,
   ]
 
-  static let files = ["orders/order.json": #"{"id":7,"items":[]}"#]
+  static let files = [
+    "orders/order.json": #"{"id":7,"items":[]}"#, "notes.txt": "plain notes",
+    "static/index.html": "<p>index</p>", "static/data.csv": "a,b\n1,2\n",
+    "static/app.js": "run()", "static/config.yaml": "a: 1",
+  ]
 
   /// One request of the run.
   struct Probe: CustomStringConvertible {
@@ -141,6 +145,14 @@ struct WireMockSideBySideTests {
       add("GET", path)
     }
     for method in ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] { add(method, "/any") }
+    // The files of __files/ at their own paths, to a GET that no mapping matches.
+    for path in [
+      "/orders/order.json", "/orders/order.json?x=1", "/notes.txt", "/static", "/static/",
+      "/static/index.html", "/static/data.csv", "/static/app.js", "/static/config.yaml",
+      "/static/missing.txt", "/notes.txt/",
+    ] { add("GET", path) }
+    add("HEAD", "/notes.txt")
+    add("POST", "/notes.txt")
     for path in [
       "/q?a=1&b=2", "/q?b=22&a=1", "/q?a=2&b=2", "/q?a=1", "/q?a=1&b=x", "/q?a=1&b=2&gone=1",
       "/q?A=1&b=2", "/q?a=2&a=1&b=3",
@@ -274,6 +286,7 @@ struct WireMockSideBySideTests {
     #expect(bundle.count == Self.mappings.count)
     func makeMock() -> URLSessionMock {
       let mock = URLSessionMock(bundle: bundle, clock: ContinuousClock())
+      mock.serveWireMockFiles(of: folder.url)
       mock.unmatchedRequestPolicy = .respond(with: .status(404))
       return mock
     }
