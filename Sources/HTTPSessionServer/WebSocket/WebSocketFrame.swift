@@ -135,10 +135,11 @@ struct WebSocketFrameParser: Sendable {
         closeCode: 1009,
         description: "a frame of \(length) bytes is longer than the limit, \(maximumFrameSize)")
     }
-    let size = Int(length)
     let maskOffset = offset
     if masked { offset += 4 }
-    guard available >= offset + size else { return nil }
+    // Compared before any sum: with a limit near Int.max, offset + length would overflow.
+    guard available >= offset, UInt64(available - offset) >= length else { return nil }
+    let size = Int(length)
     var payload = Array(buffer[(start + offset)..<(start + offset + size)])
     if masked {
       let key = buffer[(start + maskOffset)..<(start + maskOffset + 4)].map { $0 }

@@ -123,4 +123,12 @@ import Testing
     #expect(error([0x82, 0xFE, 0x04, 0x01], limit: 1024)?.closeCode == 1009)
     #expect(error([0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0])?.closeCode == 1002, "the top bit")
   }
+
+  @Test func theLongestLengthUnderALimitOfIntMaxWaitsForItsBytes() throws {
+    // 2^63 - 1 bytes announced, with a mask: the parser waits for them rather than adding the
+    // length to the header's size, which would overflow.
+    let head: [UInt8] = [0x82, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3, 4]
+    #expect(try frames(head + hello, limit: .max).isEmpty)
+    #expect(try frames(head + hello, limit: .max, cutEvery: 3).isEmpty)
+  }
 }
