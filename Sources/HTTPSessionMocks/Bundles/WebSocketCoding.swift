@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// A WebSocket script in a bundle file (our format), as a response's `webSocket` member:
 ///
 /// ```json
@@ -90,6 +94,14 @@ enum WebSocketCoding {
       let code = try member.integer()
       guard (1000...4999).contains(code) else {
         throw member.expected("a close code from 1000 to 4999")
+      }
+      // corelibs Foundation's CloseCode has no case for 1012-1014 or 3000-4999: such a code
+      // would reach the client and the journal as `.invalid`, so it is refused by name.
+      guard URLSessionWebSocketTask.CloseCode(rawValue: code) != nil else {
+        throw member.fail(
+          "close code \(code) has no URLSessionWebSocketTask.CloseCode on this platform (corelibs "
+            + "Foundation knows 1000-1003, 1005-1011 and 1015), so it would arrive as .invalid; "
+            + "use one of those")
       }
       return WebSocketStep(.close(code: code, reason: try cursor.optionalString("reason")))
     }

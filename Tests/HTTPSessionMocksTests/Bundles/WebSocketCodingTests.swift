@@ -48,6 +48,20 @@ import Testing
     #expect(error?.path.hasSuffix(place) == true, "\(String(describing: error))")
   }
 
+  @Test func aCloseCodeThePlatformCannotCarryIsRefusedByName() throws {
+    let response = #"{"webSocket": {"steps": [{"close": 4000}]}}"#
+    #if canImport(FoundationNetworking)
+      // corelibs Foundation's CloseCode has no case for 4000: it would arrive as .invalid.
+      let error = bundleError { _ = try bundle(response) }
+      #expect(error?.path.hasSuffix("response.webSocket.steps[0].close") == true)
+      #expect(
+        error?.description.contains("close code 4000") == true, "\(String(describing: error))")
+    #else
+      // Apple's CloseCode carries any code.
+      #expect(try bundle(response).count == 1)
+    #endif
+  }
+
   @Test func theWireMockWriterNamesAScriptAsSomethingItCannotWrite() throws {
     var bundle = MockBundle()
     bundle.stub(.get("/chat"), with: .webSocket([.send(.string("hi"))]))
