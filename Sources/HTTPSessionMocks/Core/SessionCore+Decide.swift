@@ -1,0 +1,257 @@
+import Foundation
+import HTTPSessionKit
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// The first step of a request, after the critical region in `resume` that records it: route →
+// resolve the answer → follow redirects, which gives a ``Plan``. Only user code (matcher and
+// response closures) runs outside the lock here; nothing is delivered and nothing reported.
+extension SessionCore {
+  /// The rest of the decision for `task`, when the critical region that started it could
+  /// not route it (a matcher runs code from the test, or the double does not answer from
+  /// stubs).
+  func decide(_ task: MockTask) -> Plan {
+    switch answering {
+    case .stubs: return decideFromStubs(task, route(task.originalRequest))
+    case .forward(let session):
+      return forward(task, task.originalRequest, to: session, site: ownerSite)
+    case .hold(let held): return .hold(held)
+    }
+  }
+
+  /// 2. Route, 3. resolve the answer, and follow the redirects that the door follows: each hop
+  /// is one more request, recorded and routed like any other.
+  func decideFromStubs(_ task: MockTask, _ first: consuming StubTable.Claim?) -> Plan {
+    var request = task.originalRequest
+    var routed = consume first
+    var delay = Duration.zero
+    var hop = 0
+    while true {
+      guard let claim = routed else { return decideUnmatched(task, request, after: delay) }
+      let definition = claim.definition
+      let context = Plan.Context(request: request, stub: definition)
+      let response: StubResponse
+      switch definition.responder {
+      case .sequence(let responses):
+        guard !responses.isEmpty else {
+          return invalid("The stub has no responses.", context)
+        }
+        response = responses[claim.responseIndex(among: responses.count)]
+      case .dynamic(let build):
+        response = build(request, claim.parameters)
+      }
+      let answer: Answer
+      switch resolve(response, for: task, context) {
+      case .decided(let plan): return plan
+      case .answer(let resolved): answer = resolved
+      }
+      delay += response.delay(forCall: claim.callNumber)
+      guard response.isRedirect, task.door.followsRedirects,
+        let next = Redirect.request(following: answer, to: request)
+      else { return delivery(of: answer, response, after: delay, context) }
+      guard hop < Redirect.maximumHops else {
+        let error = URLError(
+          .httpTooManyRedirects, for: request,
+          description: "more than \(Redirect.maximumHops) redirects")
+        return .after(delay, Answer(error: error), context)
+      }
+      routed = followRedirect(task, from: request, to: next, answer: answer, stub: definition)
+      request = next
+      hop += 1
+    }
+  }
+
+  /// Finds the newest stub that matches `request` and may answer now, and counts the call:
+  /// in one critical region when no matcher holds user code, else matching outside the lock.
+  private func route(_ request: URLRequest) -> StubTable.Claim? {
+    let registry = withLock { state -> StubTable.Registry? in
+      state.stubs.needsMatchingOutsideTheLock ? state.stubs.registry : nil
+    }
+    guard let registry else {
+      return withLock { $0.stubs.claimFirstMatch(request) }
+    }
+    let matches = registry.allMatches(request)
+    if matches.isEmpty { return nil }
+    return withLock { $0.stubs.claimFirst(of: matches) }
+  }
+
+  /// Records a redirect hop (its answer, then the follow-up request) and routes the follow-up
+  /// in the same critical region when it can.
+  private func followRedirect(
+    _ task: MockTask, from request: URLRequest, to next: URLRequest, answer: Answer,
+    stub: StubTable.Definition
+  ) -> StubTable.Claim? {
+    let exchange = Exchange(
+      taskIdentifier: task.taskIdentifier, request: request, answer: answer, stub: stub,
+      door: task.door)
+    let claim = withLock { state -> StubTable.Claim?? in
+      state.records.recordHop(exchange)
+      state.records.recordSent(next, taskIdentifier: task.taskIdentifier)
+      task.redirectLocked(to: next)
+      guard !state.stubs.needsMatchingOutsideTheLock else { return .none }
+      return .some(state.stubs.claimFirstMatch(next))
+    }
+    if let claim { return claim }
+    return route(next)
+  }
+
+  /// No stub matched `request`: the unmatched-request policy decides.
+  private func decideUnmatched(
+    _ task: MockTask, _ request: URLRequest, after delay: Duration
+  ) -> Plan {
+    let (policy, table, redaction) = withLock {
+      state -> (UnmatchedRequestPolicy.Kind, StubTable?, ReportRedaction) in
+      let policy = state.policy.kind
+      if case .fail = policy {
+        state.records.recordUnmatched(
+          request, taskIdentifier: task.taskIdentifier, reported: true)
+        return (policy, state.stubs, state.reportRedaction)
+      }
+      state.records.recordUnmatched(
+        request, taskIdentifier: task.taskIdentifier, reported: false)
+      return (policy, nil, state.reportRedaction)
+    }
+    switch policy {
+    case .fail:
+      return .unmatched(
+        Plan.Unmatched(request: request, table: table ?? StubTable(), redaction: redaction))
+    case .respond(let response):
+      let context = Plan.Context(request: request, stub: nil)
+      switch resolve(response, for: task, context) {
+      case .decided(let plan): return plan
+      case .answer(let answer):
+        return delivery(of: answer, response, after: delay + (response.delay ?? .zero), context)
+      }
+    case .passThrough(let session):
+      return forward(task, request, to: session, site: ownerSite)
+    }
+  }
+
+  /// What resolving a response gave: its answer, or a plan that answers otherwise.
+  private enum Resolution {
+    case answer(Answer)
+    /// A proxied response's forward, or the refusal of a response that cannot answer.
+    case decided(Plan)
+  }
+
+  /// The answer `response` gives the request of `context`.
+  private func resolve(
+    _ response: StubResponse, for task: MockTask, _ context: Plan.Context
+  ) -> Resolution {
+    if case .proxy(let upstream) = response.content {
+      return .decided(proxy(task, upstream, of: response, context))
+    }
+    switch response.resolve(for: context.request) {
+    case .invalid(let problem): return .decided(invalid(problem, context))
+    case .answer(let built): return .answer(built)
+    case .webSocket: return .answer(webSocketAnswer(of: response, to: task, context))
+    }
+  }
+
+  /// Where a problem with the answer of `context` is reported: at its stub, or (for the
+  /// unmatched-request policy's response) where the double was made.
+  private func site(of context: Plan.Context) -> CallSite {
+    context.stub?.site ?? ownerSite
+  }
+
+  /// How `answer`, the resolved answer of `response`, is delivered: in parts when the
+  /// response dribbles its body, else whole. The request's `timeoutInterval` counts the whole
+  /// stream: the pieces due after it are cut, and the stream fails then.
+  private func delivery(
+    of answer: Answer, _ response: StubResponse, after delay: Duration, _ context: Plan.Context
+  ) -> Plan {
+    guard let dribble = response.dribble, let data = answer.data, answer.error == nil,
+      var plan = DribblePlan(body: data, dribble)
+    else { return .after(delay, answer, context) }
+    let request = context.request
+    if request.timeoutInterval > 0 {
+      let timeout = Duration.seconds(request.timeoutInterval)
+      // Too late for the head as well: a delayed answer, which times out.
+      guard delay <= timeout else { return .after(delay, answer, context) }
+      plan.cut(at: timeout - delay)
+    }
+    return .stream(answer, plan, after: delay, context)
+  }
+
+  /// What a WebSocket script answers `task`: the upgrade, with the connection the script
+  /// runs, for a WebSocket task; `426 Upgrade Required` for any other request.
+  private func webSocketAnswer(
+    of response: StubResponse, to task: MockTask, _ context: Plan.Context
+  ) -> Answer {
+    let request = context.request
+    guard task.kind == .webSocket, let script = response.webSocketScript,
+      let head = StubResponse.upgradeResponse(for: request, subprotocol: script.subprotocol)
+    else { return StubResponse.upgradeRequired(for: request) }
+    let conversation = WebSocketConversation(
+      subprotocol: script.subprotocol, steps: script.steps, scheduler: scheduler,
+      reporter: reporter, site: site(of: context), summary: request.summary)
+    return Answer(upgrade: head, conversation)
+  }
+
+  /// A stub (or the policy's response) that cannot answer: the test hears `problem` at the
+  /// stub's site, and the request fails.
+  private func invalid(_ problem: String, _ context: Plan.Context) -> Plan {
+    let request = context.request
+    let error = URLError(.resourceUnavailable, for: request, description: problem)
+    return .refuse(
+      error, report: "The stub registered here cannot answer \(request.summary): \(problem)",
+      site: site(of: context), Plan.Context(request: request, stub: nil))
+  }
+
+  /// Passes the task to `session`, sending `upstream` instead of the task's request when
+  /// given (a proxied stub's), and recording the exchange as `stub`'s. Refused for a
+  /// WebSocket, whose messages cannot pass through a data task's relay, and for a loop of
+  /// sessions.
+  private func forward(
+    _ task: MockTask, _ request: URLRequest, to session: any HTTPSession, site: CallSite,
+    sending upstream: URLRequest? = nil, stub: StubTable.Definition? = nil
+  ) -> Plan {
+    let context = Plan.Context(request: request, stub: nil)
+    guard task.kind != .webSocket else {
+      let error = URLError(
+        .unsupportedURL, for: request,
+        description: "\(ownerName) cannot pass a WebSocket through to another session; stub it")
+      return .refuse(error, report: nil, site: site, context)
+    }
+    guard Forwarding.depth(of: task) < Forwarding.maximumDepth else {
+      let error = URLError(
+        .resourceUnavailable, for: request,
+        description: "forwarded \(Forwarding.maximumDepth) times in a row: a loop of sessions")
+      let report =
+        "\(request.summary) was forwarded \(Forwarding.maximumDepth) times in a row: this "
+        + "\(ownerName) leads back to itself (directly, through a SpySession, or through an "
+        + "unmatched-request policy). Forward to a different session."
+      return .refuse(error, report: report, site: site, context)
+    }
+    let receiver = withLock { _ in task.takeSinkForForwardingLocked() }
+    return .forward(
+      Plan.Forward(
+        receiver: receiver, request: request, upstream: upstream, session: session,
+        core: Forwarding.core(of: session), stub: stub))
+  }
+
+  /// A proxied answer (`StubResponse.proxy`): the request, changed as `upstream` says, goes
+  /// to its session, and what that session answers is the stub's answer. It comes when the
+  /// upstream answers, so a delay or a dribble is refused.
+  private func proxy(
+    _ task: MockTask, _ upstream: StubResponse.Proxy, of response: StubResponse,
+    _ context: Plan.Context
+  ) -> Plan {
+    let request = context.request
+    guard response.isImmediate, response.dribble == nil else {
+      return invalid(
+        "A proxied response (.proxy(to: \(upstream.baseURL.absoluteString))) cannot be delayed "
+          + "or dribbled: it comes when the upstream answers.", context)
+    }
+    guard let sent = upstream.upstreamRequest(for: request) else {
+      return invalid(
+        "\(request.summary) has no path and query to send to \(upstream.baseURL.absoluteString).",
+        context)
+    }
+    return forward(
+      task, request, to: upstream.session, site: site(of: context), sending: sent,
+      stub: context.stub)
+  }
+}
