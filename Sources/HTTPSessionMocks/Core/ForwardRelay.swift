@@ -64,7 +64,7 @@ final class ForwardRelay: @unchecked Sendable {
       taskIdentifier: taskIdentifier, request: request, answer: answer, stub: stub, door: door)
     state.withLock { state in
       answered = true
-      if let task = resumingTask ?? pendingTask { task.finishLocked(answer) }
+      if let task = resumingTask ?? pendingTask { state.finish(task, answer) }
       receiver.recorded(exchange)
       state.records.recordCompleted(exchange)
     }

@@ -110,7 +110,7 @@ extension SessionCore {
     after delay: Duration
   ) {
     let log = PieceLog(since: scheduler.now())
-    withLock { _ in task.streamLocked(recordingPiecesIn: log) }
+    withLock { $0.stream(task, recordingPiecesIn: log) }
     let streaming = Streaming(task: task, context: context, answer: answer, plan: plan, log: log)
     let duration = plan.failsAt ?? plan.pieces.last?.offset ?? .zero
     if scheduler.runsInRealTimeByDefault, max(delay, duration) > .zero {
@@ -167,9 +167,9 @@ extension SessionCore {
   /// way; returns whether the stream goes on. A cancel that begins while the sink is out leaves
   /// its end to this call, which delivers it when the part returns.
   private func lendSink(of task: MockTask, _ part: (any ResponseSink) -> Void) -> Bool {
-    guard let sink = withLock({ _ in task.lendSinkLocked() }) else { return false }
+    guard let sink = withLock({ $0.lendSink(of: task) }) else { return false }
     part(sink)
-    guard withLock({ _ in task.returnSinkLocked() }) else {
+    guard withLock({ $0.returnSink(of: task) }) else {
       complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
       return false
     }
@@ -268,8 +268,8 @@ extension SessionCore {
   ) {
     let (runNow, waiters) = withLock { state in
       relay.endResumeLocked()
-      let stored = task.setCancelPendingLocked(.action(cancel))
-      return (!stored && task.isCancelingLocked, state.settle())
+      let stored = state.setCancelPending(task, .action(cancel))
+      return (!stored && state.isCanceling(task), state.settle())
     }
     if runNow { cancel() }
     for waiter in waiters { waiter.resume() }

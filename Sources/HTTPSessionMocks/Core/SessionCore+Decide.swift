@@ -89,7 +89,7 @@ extension SessionCore {
     let claim = withLock { state -> StubTable.Claim?? in
       state.records.recordHop(exchange)
       state.records.recordSent(next, taskIdentifier: task.taskIdentifier)
-      task.redirectLocked(to: next)
+      state.redirect(task, to: next)
       guard !state.stubs.needsMatchingOutsideTheLock else { return .none }
       return .some(state.stubs.claimFirstMatch(next))
     }
@@ -225,7 +225,7 @@ extension SessionCore {
         + "unmatched-request policy). Forward to a different session."
       return .refuse(error, report: report, site: site, context)
     }
-    let receiver = withLock { _ in task.takeSinkForForwardingLocked() }
+    let receiver = withLock { $0.takeSinkForForwarding(of: task) }
     return .forward(
       Plan.Forward(
         receiver: receiver, request: request, upstream: upstream, session: session,

@@ -134,7 +134,7 @@ final class SessionCore: Sendable {
   /// a door gives.
   func refuse(_ task: MockTask, with error: URLError) {
     let started = state.withLock { state -> Bool in
-      guard task.startLocked() else { return false }
+      guard state.start(task) else { return false }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
       return true
     }
@@ -172,20 +172,21 @@ final class SessionCore: Sendable {
     // 1. Record: the task runs and its request is sent. A table without matcher closures is
     //    routed and its stub claimed in the same critical region.
     let start = state.withLock { state -> Start? in
-      guard task.startLocked() else { return nil }
+      guard state.start(task) else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
       guard answersFromStubs else {
         guard case .forward = answering,
           Forwarding.depth(of: task) < Forwarding.maximumDepth
         else { return .undecided }
-        return .forwarding(task.currentRequestLocked, task.takeSinkForForwardingLocked())
+        return .forwarding(
+          state.currentRequest(of: task), state.takeSinkForForwarding(of: task))
       }
       guard state.stubs.registry.userCodeCount == 0 else { return .undecided }
       guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
         return .routed(nil)
       }
       guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
-        let sink = task.takeSinkLocked(yieldingToCancel: true)
+        let sink = state.takeSink(of: task, yieldingToCancel: true)
       else { return .routed(claim) }
       finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
       return .answered(sink, answer, state.settle())
@@ -257,7 +258,7 @@ final class SessionCore: Sendable {
     let (sink, waiters) = state.withLock {
       state -> (Receiver?, [CheckedContinuation<Void, any Error>]) in
       let waiters = settlingResume ? state.settle() : []
-      guard let sink = task.takeSinkLocked(yieldingToCancel: yieldingToCancel) else {
+      guard let sink = state.takeSink(of: task, yieldingToCancel: yieldingToCancel) else {
         return (nil, waiters)
       }
       finishLocked(task, answer, stub: stub, for: sink, in: &state)
@@ -276,17 +277,18 @@ final class SessionCore: Sendable {
     _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, for receiver: Receiver,
     in state: inout State
   ) {
-    task.finishLocked(answer)
+    state.finish(task, answer)
+    let request = state.currentRequest(of: task)
     let exchange: Exchange
-    if let log = task.pieceLogLocked {
+    if let log = state.pieceLog(of: task) {
       // A streamed body's exchange lists the pieces delivered, however the stream ended.
       exchange = Exchange(
-        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked,
+        taskIdentifier: task.taskIdentifier, request: request,
         answer: answer.delivered(in: log.pieces), stub: stub, door: task.door)
     } else {
       exchange = Exchange(
-        taskIdentifier: task.taskIdentifier, request: task.currentRequestLocked, answer: answer,
-        stub: stub, door: task.door)
+        taskIdentifier: task.taskIdentifier, request: request, answer: answer, stub: stub,
+        door: task.door)
     }
     receiver.recorded(exchange)
     state.records.recordCompleted(exchange)
@@ -296,9 +298,10 @@ final class SessionCore: Sendable {
   /// forwarded task's cancel goes to the session that answers it.
   func cancel(_ task: MockTask) {
     let pending = state.withLock {
-      state -> (wasRunning: Bool, forwarded: Bool, undo: PendingCancel?)? in
-      guard let pending = task.beginCancelLocked() else { return nil }
-      state.records.recordCancelled(task.currentRequestLocked, taskIdentifier: task.taskIdentifier)
+      state -> (forwarded: Bool, undo: PendingCancel?)? in
+      guard let pending = state.beginCancel(task) else { return nil }
+      state.records.recordCancelled(
+        state.currentRequest(of: task), taskIdentifier: task.taskIdentifier)
       return pending
     }
     guard let pending else { return }
@@ -315,7 +318,7 @@ final class SessionCore: Sendable {
     _ task: MockTask, _ undo: PendingCancel, settlingResume: Bool = false
   ) {
     let (runNow, waiters) = state.withLock { state in
-      (!task.setCancelPendingLocked(undo), settlingResume ? state.settle() : [])
+      (!state.setCancelPending(task, undo), settlingResume ? state.settle() : [])
     }
     if runNow { undo.run() }
     for waiter in waiters { waiter.resume() }
