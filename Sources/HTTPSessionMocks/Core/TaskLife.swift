@@ -33,7 +33,8 @@ extension SessionCore.State {
   @inline(__always) func state(of task: MockTask) -> URLSessionTask.State { task.lifeState }
 
   /// The response and the error the task's handler received, once it has run.
-  @inline(__always) func outcome(of task: MockTask) -> (response: URLResponse?, error: (any Error)?) {
+  @inline(__always) func outcome(of task: MockTask) -> (response: URLResponse?, error: (any Error)?)
+  {
     (task.lifeResponse, task.lifeError)
   }
 
