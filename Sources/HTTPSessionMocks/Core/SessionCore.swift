@@ -128,19 +128,18 @@ final class SessionCore: Sendable {
       receiver: receiver, forwardDepth: forwardDepth)
   }
 
-  /// Answers `task` with `error` without routing it: a door's own refusal of a request it
-  /// cannot carry (a body too large to read, a kind of task it cannot serve). The request is
-  /// recorded as sent and the refusal as its exchange, so that the journal holds every answer
-  /// a door gives.
-  func refuse(_ task: MockTask, with error: URLError) {
+  /// Answers `task` with `answer` without routing it: a door's own refusal of a request it
+  /// cannot carry (a body too large to read, a kind of task it cannot serve, a WebSocket
+  /// upgrade it cannot accept). The request is recorded as sent and the refusal as its
+  /// exchange, so that the journal holds every answer a door gives.
+  func refuse(_ task: MockTask, answering answer: Answer) {
     let started = state.withLock { state -> Bool in
       guard state.start(task) else { return false }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
       return true
     }
     guard started else { return }
-    let context = Plan.Context(request: task.originalRequest, stub: nil)
-    carryOut(.refuse(error, report: nil, site: ownerSite, context), for: task)
+    complete(task, with: answer, stub: nil, yieldingToCancel: true, settlingResume: true)
   }
 
   // MARK: - The path of a request

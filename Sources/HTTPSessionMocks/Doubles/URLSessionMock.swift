@@ -381,15 +381,28 @@ public final class URLSessionMock: RecordingSession, Sendable {
   }
 
   /// Answers `request` with `error` on behalf of a door that cannot carry it (see
-  /// `SessionCore.refuse(_:with:)`): the request and the refusal are recorded like any other
-  /// exchange, and the error goes to `sink`. Returns the task, already completed.
+  /// `SessionCore.refuse(_:answering:)`): the request and the refusal are recorded like any
+  /// other exchange, and the error goes to `sink`. Returns the task, already completed.
   @discardableResult
   package func refuse(
     _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, with error: URLError,
     to sink: some ResponseSink
   ) -> MockTask {
     let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
-    core.refuse(task, with: error)
+    core.refuse(task, answering: Answer(error: error))
+    return task
+  }
+
+  /// Answers `request` with `response` and `body` on behalf of a door that refuses it itself
+  /// (the loopback server's answer to a WebSocket upgrade it cannot accept): recorded like any
+  /// other exchange, and handed to `sink`. Returns the task, already completed.
+  @discardableResult
+  package func refuse(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door,
+    answering response: HTTPURLResponse, body: Data, to sink: some ResponseSink
+  ) -> MockTask {
+    let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
+    core.refuse(task, answering: Answer(data: body, response: response, error: nil))
     return task
   }
 }

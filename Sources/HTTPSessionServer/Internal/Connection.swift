@@ -258,9 +258,11 @@ final class Connection: @unchecked Sendable {
     if WebSocketHandshake.isUpgrade(header: request.value(of:)) {
       switch WebSocketHandshake.validate(method: request.method, header: request.value(of:)) {
       case .failure(let refusal):
-        reject(
-          status: refusal.status, reason: "The WebSocket upgrade is refused: \(refusal.reason).",
-          extraFields: refusal.status == 426 ? [("Sec-WebSocket-Version", "13")] : [])
+        let reason = "The WebSocket upgrade is refused: \(refusal.reason)."
+        let extraFields = refusal.status == 426 ? [("Sec-WebSocket-Version", "13")] : []
+        // The request reached the door, which answers it itself: an exchange in the journal.
+        record(refusal: refusal.status, reason: reason, extraFields, of: urlRequest)
+        reject(status: refusal.status, reason: reason, extraFields: extraFields)
         return false
       case .success(let handshake):
         upgrade = handshake
@@ -454,6 +456,25 @@ final class Connection: @unchecked Sendable {
   /// Answers a malformed or over-limit request with `status`, then closes lingeringly: reads
   /// and discards what the client is still sending (bounded in bytes and time) so that it
   /// receives the status instead of a connection reset.
+  /// Tells the mock of the answer ``reject(status:reason:extraFields:)`` writes to `request`,
+  /// a WebSocket upgrade it received and refused, as that method writes it.
+  private func record(
+    refusal status: Int, reason: String, _ extraFields: [(String, String)], of request: URLRequest
+  ) {
+    guard let url = request.url else { return }
+    let body = Data((reason + "\n").utf8)
+    var fields = [
+      "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.count),
+      "Connection": "close",
+    ]
+    for (name, value) in extraFields { fields[name] = value }
+    guard
+      let response = HTTPURLResponse(
+        url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+    else { return }
+    handler.refused(request, kind: .webSocket, with: response, body: body)
+  }
+
   private func reject(status: Int, reason: String, extraFields: [(String, String)] = []) {
     let bytes = ResponseEncoder.encodeText(
       status: status, text: reason + "\n", request: nil, keepsAlive: false,

@@ -15,6 +15,11 @@ protocol ExchangeHandler: Sendable {
   func send(_ request: URLRequest, kind: SessionEvent.TaskKind, to sink: some ResponseSink)
     -> @Sendable () -> Void
 
+  /// Records the server's own answer to `request`, which it refused without sending it on (a
+  /// WebSocket upgrade with a bad key or version): the connection writes the answer itself.
+  func refused(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, with response: HTTPURLResponse,
+    body: Data)
   /// Runs `body`, which may make reports (a WebSocket conversation told what the client
   /// sent), where the mock's reports for requests land: in the test that started the server.
   func reporting<R>(_ body: () -> R) -> R
@@ -27,4 +32,9 @@ extension ExchangeHandler {
   }
 
   func reporting<R>(_ body: () -> R) -> R { body() }
+
+  func refused(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, with response: HTTPURLResponse,
+    body: Data
+  ) {}
 }

@@ -25,6 +25,21 @@ struct MockExchangeHandler: ExchangeHandler {
     return { task.cancel() }
   }
 
+  func refused(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, with response: HTTPURLResponse,
+    body: Data
+  ) {
+    let request = rewritten(request)
+    // The connection writes the answer: the mock only records it (and the log shows it).
+    let sink = DiscardingSink()
+    guard let observer else {
+      mock.refuse(request, kind: kind, door: .server, answering: response, body: body, to: sink)
+      return
+    }
+    let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
+    mock.refuse(request, kind: kind, door: .server, answering: response, body: body, to: observing)
+  }
+
   func reporting<R>(_ body: () -> R) -> R {
     withReports(relayedThrough: context?.current, body)
   }
@@ -34,6 +49,16 @@ struct MockExchangeHandler: ExchangeHandler {
   func start(
     _ request: URLRequest, kind: SessionEvent.TaskKind = .data, to sink: some ResponseSink
   ) -> MockTask {
+    let request = rewritten(request)
+    // In a test, a report the mock makes (an unmatched request) is recorded on the test's
+    // relay, so that it lands in the test and its `withKnownIssue` scope, not on this thread.
+    return withReports(relayedThrough: context?.current) {
+      send(request, kind: kind, observedInto: sink)
+    }
+  }
+
+  /// `request` with the scheme, host and port of ``origin``, if there is one.
+  private func rewritten(_ request: URLRequest) -> URLRequest {
     var request = request
     if let origin, let url = request.url,
       var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -43,11 +68,7 @@ struct MockExchangeHandler: ExchangeHandler {
       parts.port = origin.port
       if let rewritten = parts.url { request.url = rewritten }
     }
-    // In a test, a report the mock makes (an unmatched request) is recorded on the test's
-    // relay, so that it lands in the test and its `withKnownIssue` scope, not on this thread.
-    return withReports(relayedThrough: context?.current) {
-      send(request, kind: kind, observedInto: sink)
-    }
+    return request
   }
 
   /// Sends the request through the mock and returns its task.
@@ -108,4 +129,11 @@ private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked 
     let exchange = lock.withLock { self.exchange }
     observer(ServedRequest(request, end, exchange: exchange, mock: mock))
   }
+}
+
+/// A sink for an answer that the connection writes itself: it takes nothing.
+private final class DiscardingSink: ResponseSink {
+  func receive(_ response: URLResponse) {}
+  func receive(_ body: Data) {}
+  func finish(_ end: ExchangeEnd) {}
 }

@@ -157,6 +157,34 @@ import Testing
     #expect(mock.webSocketMessages(for: .get("/ws")).isEmpty)
   }
 
+  @Test func aRefusedHandshakeIsAnExchangeInTheJournal() throws {
+    let (mock, server) = try server([.send(.string("never"))])
+    defer { server.stop() }
+    let oldVersion = try rawExchange(
+      port: server.port,
+      "GET /ws?room=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        + "Connection: Upgrade\r\nSec-WebSocket-Key: \(Self.key)\r\n"
+        + "Sec-WebSocket-Version: 8\r\n\r\n")
+    #expect(oldVersion.hasPrefix("HTTP/1.1 426 "), "\(oldVersion)")
+    // The door answered the request itself: the journal has it, as the client saw it, and
+    // no stub was asked (so no unmatched-request report either).
+    #expect(mock.requests.map { $0.url?.path } == ["/ws"])
+    #expect(mock.unmatchedRequests.isEmpty)
+    let exchange = try #require(mock.exchanges.first)
+    #expect(mock.exchanges.count == 1)
+    #expect(exchange.door == .server)
+    #expect(exchange.request.url?.query == "room=1")
+    #expect(exchange.request.value(forHTTPHeaderField: "Sec-WebSocket-Version") == "8")
+    let response = try #require(exchange.response as? HTTPURLResponse)
+    #expect(response.statusCode == 426)
+    #expect(response.value(forHTTPHeaderField: "Sec-WebSocket-Version") == "13")
+    #expect(response.value(forHTTPHeaderField: "Connection") == "close")
+    let body = String(decoding: exchange.body ?? Data(), as: UTF8.self)
+    #expect(oldVersion.hasSuffix("\r\n\r\n" + body), "\(oldVersion)")
+    #expect(body.contains("Sec-WebSocket-Version"), "\(body)")
+    #expect(mock.webSocketMessages(for: .get("/ws")).isEmpty)
+  }
+
   @Test func aPlainGetToAWebSocketStubGets426OnTheWire() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("/echo"), with: .webSocket([.send(.string("hi"))]))
