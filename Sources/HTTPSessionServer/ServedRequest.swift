@@ -14,7 +14,7 @@ package struct ServedRequest: Sendable, CustomStringConvertible {
   /// How the exchange ended.
   package enum Outcome: Sendable, Equatable {
     /// An HTTP answer: its status, and the stub that gave it (`nil` when the mock's
-    /// unmatched-request policy answered).
+    /// unmatched-request policy answered, or the server refused a WebSocket upgrade itself).
     case answered(status: Int?, by: String?)
     /// No stub matched: the client gets `404` with the near-miss report; `summary` is the
     /// closest stub and what differed, on one line.

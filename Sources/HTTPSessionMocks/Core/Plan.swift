@@ -33,8 +33,11 @@ enum Plan {
   /// and the request fails with it.
   indirect case unmatched(Unmatched)
   /// The request fails at once with this error; the test hears `report` at `site`, when there
-  /// is one (a stub that cannot answer, a loop of forwards).
-  indirect case refuse(URLError, report: String?, site: CallSite, Context)
+  /// is one (a stub that cannot answer, a loop of forwards). A stub's refusal gives way to a
+  /// cancel under way, as any stub's answer does (`yieldsToCancel`); a refused forward is
+  /// delivered even then.
+  indirect case refuse(
+    URLError, report: String?, site: CallSite, Context, yieldsToCancel: Bool)
 
   /// The request an answer is for (the last redirect hop's), and the stub that answers it
   /// (`nil`: none, or the unmatched-request policy).

@@ -37,8 +37,12 @@ extension SessionCore {
         description: "URLSessionMock: no stub matches \(request.summary)")
       let answer = Answer(unmatched: UnmatchedAnswer(report: report, error: error))
       schedule(answer, to: task, Plan.Context(request: request, stub: nil))
-    case .refuse(let error, let report, let site, let context):
+    case .refuse(let error, let report, let site, let context, let yieldsToCancel):
       if let report { reporter.fail(report, at: site) }
+      guard yieldsToCancel else {
+        complete(task, with: Answer(error: error), stub: context.stub, settlingResume: true)
+        return
+      }
       schedule(Answer(error: error), to: task, context)
     }
   }

@@ -197,7 +197,7 @@ extension SessionCore {
     let error = URLError(.resourceUnavailable, for: request, description: problem)
     return .refuse(
       error, report: "The stub registered here cannot answer \(request.summary): \(problem)",
-      site: site(of: context), Plan.Context(request: request, stub: nil))
+      site: site(of: context), Plan.Context(request: request, stub: nil), yieldsToCancel: true)
   }
 
   /// Passes the task to `session`, sending `upstream` instead of the task's request when
@@ -213,7 +213,7 @@ extension SessionCore {
       let error = URLError(
         .unsupportedURL, for: request,
         description: "\(ownerName) cannot pass a WebSocket through to another session; stub it")
-      return .refuse(error, report: nil, site: site, context)
+      return .refuse(error, report: nil, site: site, context, yieldsToCancel: false)
     }
     guard Forwarding.depth(of: task) < Forwarding.maximumDepth else {
       let error = URLError(
@@ -223,7 +223,7 @@ extension SessionCore {
         "\(request.summary) was forwarded \(Forwarding.maximumDepth) times in a row: this "
         + "\(ownerName) leads back to itself (directly, through a SpySession, or through an "
         + "unmatched-request policy). Forward to a different session."
-      return .refuse(error, report: report, site: site, context)
+      return .refuse(error, report: report, site: site, context, yieldsToCancel: false)
     }
     let receiver = withLock { $0.takeSinkForForwarding(of: task) }
     return .forward(

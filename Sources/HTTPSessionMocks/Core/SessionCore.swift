@@ -139,7 +139,7 @@ final class SessionCore: Sendable {
       return true
     }
     guard started else { return }
-    complete(task, with: answer, stub: nil, yieldingToCancel: true, settlingResume: true)
+    complete(task, with: answer, stub: nil, settlingResume: true)
   }
 
   // MARK: - The path of a request

@@ -453,9 +453,6 @@ final class Connection: @unchecked Sendable {
     return true
   }
 
-  /// Answers a malformed or over-limit request with `status`, then closes lingeringly: reads
-  /// and discards what the client is still sending (bounded in bytes and time) so that it
-  /// receives the status instead of a connection reset.
   /// Tells the mock of the answer ``reject(status:reason:extraFields:)`` writes to `request`,
   /// a WebSocket upgrade it received and refused, as that method writes it.
   private func record(
@@ -475,6 +472,9 @@ final class Connection: @unchecked Sendable {
     handler.refused(request, kind: .webSocket, with: response, body: body)
   }
 
+  /// Answers a malformed or over-limit request with `status`, then closes lingeringly: reads
+  /// and discards what the client is still sending (bounded in bytes and time) so that it
+  /// receives the status instead of a connection reset.
   private func reject(status: Int, reason: String, extraFields: [(String, String)] = []) {
     let bytes = ResponseEncoder.encodeText(
       status: status, text: reason + "\n", request: nil, keepsAlive: false,

@@ -20,6 +20,7 @@ protocol ExchangeHandler: Sendable {
   func refused(
     _ request: URLRequest, kind: SessionEvent.TaskKind, with response: HTTPURLResponse,
     body: Data)
+
   /// Runs `body`, which may make reports (a WebSocket conversation told what the client
   /// sent), where the mock's reports for requests land: in the test that started the server.
   func reporting<R>(_ body: () -> R) -> R

@@ -32,12 +32,15 @@ struct MockExchangeHandler: ExchangeHandler {
     let request = rewritten(request)
     // The connection writes the answer: the mock only records it (and the log shows it).
     let sink = DiscardingSink()
-    guard let observer else {
-      mock.refuse(request, kind: kind, door: .server, answering: response, body: body, to: sink)
-      return
+    withReports(relayedThrough: context?.current) {
+      guard let observer else {
+        mock.refuse(request, kind: kind, door: .server, answering: response, body: body, to: sink)
+        return
+      }
+      let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
+      mock.refuse(
+        request, kind: kind, door: .server, answering: response, body: body, to: observing)
     }
-    let observing = ObservingSink(base: sink, request: request, mock: mock, observer: observer)
-    mock.refuse(request, kind: kind, door: .server, answering: response, body: body, to: observing)
   }
 
   func reporting<R>(_ body: () -> R) -> R {
