@@ -20,7 +20,8 @@ import HTTPSessionKit
 /// on the clock), and a stub's WebSocket script talks to it. `receive()` suspends until the
 /// script sends a message, and throws once the connection is closed (with ``closeCode`` and
 /// ``closeReason`` set to the server's); `send(_:)` after the close throws. Sends and pings
-/// made before the handshake completes wait for it, as URLSession's do.
+/// made before the handshake completes wait for it, as URLSession's do, and reach the script
+/// in order before any later send; one still waiting when the connection closes fails.
 ///
 /// Unlike URLSession's, `receive()` also ends when the calling Swift task is cancelled
 /// (throwing `CancellationError`), so that a test never hangs on it.
@@ -45,6 +46,9 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     /// Sends and pings made before the handshake completed.
     var pendingSends: [(Message, CheckedContinuation<Void, any Error>)] = []
     var pendingPings: [@Sendable ((any Error)?) -> Void] = []
+    /// Whether the connection is open and the sends and pings made before are still being
+    /// handed to the script: new ones wait behind them, so that none overtakes them.
+    var draining = false
     var closeCode = URLSessionWebSocketTask.CloseCode.invalid
     var closeReason: Data?
     /// What `receive()` and `send(_:)` throw once the connection is closed.
@@ -116,7 +120,7 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     }
     let next = locked.withLock { state -> Next in
       switch state.phase {
-      case .open(let conversation): return .now(conversation)
+      case .open(let conversation): return state.draining ? .wait : .now(conversation)
       case .suspended, .connecting: return .wait
       case .closed: return .fail(state.failure ?? URLError(.networkConnectionLost))
       }
@@ -128,9 +132,9 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
       try await withCheckedThrowingContinuation { continuation in
         let outcome = locked.withLock { state -> Result<WebSocketConversation, any Error>? in
           switch state.phase {
-          case .open(let conversation): return .success(conversation)
+          case .open(let conversation) where !state.draining: return .success(conversation)
           case .closed: return .failure(state.failure ?? URLError(.networkConnectionLost))
-          case .suspended, .connecting:
+          case .suspended, .connecting, .open:
             state.pendingSends.append((message, continuation))
             return nil
           }
@@ -179,9 +183,9 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   func sendPing(pongReceiveHandler: @escaping @Sendable ((any Error)?) -> Void) {
     let outcome = locked.withLock { state -> (any Error)?? in
       switch state.phase {
-      case .open: return .some(nil)
+      case .open where !state.draining: return .some(nil)
       case .closed: return .some(state.failure ?? URLError(.networkConnectionLost))
-      case .suspended, .connecting:
+      case .suspended, .connecting, .open:
         state.pendingPings.append(pongReceiveHandler)
         return .none
       }
@@ -191,6 +195,10 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   }
 
   var closeCode: URLSessionWebSocketTask.CloseCode { locked.withLock { $0.closeCode } }
+
+  /// How many sends wait for the handshake (or for those before them): for tests that need a
+  /// send to be waiting before they go on.
+  var waitingSendCount: Int { locked.withLock { $0.pendingSends.count } }
 
   var closeReason: Data? { locked.withLock { $0.closeReason } }
 
@@ -275,28 +283,18 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   fileprivate func handshakeEnded(_ response: URLResponse?, _ end: ExchangeEnd) {
     switch end {
     case .upgraded(let conversation):
-      let pending = locked.withLock {
-        state -> (
-          [(Message, CheckedContinuation<Void, any Error>)], [@Sendable ((any Error)?) -> Void]
-        )? in
-        guard case .connecting = state.phase else { return nil }
+      let opened = locked.withLock { state -> Bool in
+        guard case .connecting = state.phase else { return false }
         state.phase = .open(conversation)
-        defer {
-          state.pendingSends = []
-          state.pendingPings = []
-        }
-        return (state.pendingSends, state.pendingPings)
+        state.draining = !state.pendingSends.isEmpty || !state.pendingPings.isEmpty
+        return true
       }
-      guard let (sends, pings) = pending else {
+      guard opened else {
         // Cancelled while the handshake was on its way.
         return conversation.connectionLost()
       }
       conversation.start(with: self)
-      for (message, continuation) in sends {
-        conversation.clientSent(message)
-        continuation.resume()
-      }
-      for ping in pings { ping(nil) }
+      drain(into: conversation)
     case .complete:
       let status = (response as? HTTPURLResponse)?.statusCode
       let error = URLError(
@@ -308,6 +306,37 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
       self.end(sendingClose: nil, error: error)
     case .unmatched(let unmatched):
       self.end(sendingClose: nil, error: unmatched.error)
+    }
+  }
+
+  /// Hands the script the sends made before the connection opened, one at a time and in
+  /// order, then answers the pings; meanwhile new sends and pings wait behind them. A send
+  /// still waiting when the connection closes fails, with the close (`close(_:_:)` takes it).
+  private func drain(into conversation: WebSocketConversation) {
+    enum Next {
+      case send(Message, CheckedContinuation<Void, any Error>)
+      case pings([@Sendable ((any Error)?) -> Void])
+    }
+    while true {
+      let next = locked.withLock { state -> Next? in
+        guard case .open = state.phase, state.draining else { return nil }
+        guard state.pendingSends.isEmpty else {
+          let (message, continuation) = state.pendingSends.removeFirst()
+          return .send(message, continuation)
+        }
+        state.draining = false
+        defer { state.pendingPings = [] }
+        return .pings(state.pendingPings)
+      }
+      switch next {
+      case nil: return
+      case .send(let message, let continuation)?:
+        conversation.clientSent(message)
+        continuation.resume()
+      case .pings(let pings)?:
+        for ping in pings { ping(nil) }
+        return
+      }
     }
   }
 
@@ -353,6 +382,7 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   /// Marks the connection closed and takes out everything waiting on it.
   private func close(_ state: inout State, _ error: any Error) -> Release {
     state.phase = .closed
+    state.draining = false
     state.failure = error
     var release = Release(error: error)
     release.receiveFailures = state.receivers.map(\.continuation)

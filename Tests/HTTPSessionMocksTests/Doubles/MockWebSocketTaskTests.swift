@@ -101,6 +101,61 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
     #expect(pong.current == ["pong"])
   }
 
+  /// A send made once the connection is open comes after the sends that waited for the
+  /// handshake. (It once could overtake them: the connection opened before they were handed
+  /// over.) The script first sends many messages, so that the client's answer to the first
+  /// one (on another thread) comes while the handshake is still being completed.
+  @Test func aSendRightAfterTheHandshakeNeverOvertakesTheOnesThatWaited() async throws {
+    let flood = Array(repeating: WebSocketStep.send(.string("x")), count: 300)
+    for round in 0..<30 {
+      let clock = VirtualClock()
+      let mock = URLSessionMock(clock: clock)
+      mock.stub(
+        .get("/chat"),
+        with: .webSocket(flood + [.receive(nil), .receive(nil), .receive(nil)]).delayed(
+          by: .seconds(1)))
+      let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
+      socket.resume()
+      let first = Task { try await socket.send(.string("1")) }
+      while socket.waitingSendCount < 1 { await Task.yield() }
+      let second = Task { try await socket.send(.string("2")) }
+      while socket.waitingSendCount < 2 { await Task.yield() }
+      let third = Task {
+        _ = try await socket.receive()
+        try await socket.send(.string("3"))
+      }
+      await clock.advance(by: .seconds(1))
+      try await first.value
+      try await second.value
+      try await third.value
+      let sent = mock.webSocketMessages(for: .get("/chat")).filter { $0.direction == .fromClient }
+      #expect(sent.map { text($0.message) } == ["1", "2", "3"], "round \(round)")
+      socket.cancel()
+    }
+  }
+
+  @Test func aCancelWhileTheWaitingSendsAreHandedOverFailsTheRest() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    // The script closes as soon as the first waiting message reaches it.
+    mock.stub(
+      .get("/chat"),
+      with: .webSocket([.receive(nil), .close(.goingAway, reason: nil)]).delayed(
+        by: .seconds(1)))
+    let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
+    socket.resume()
+    let first = Task { try await socket.send(.string("1")) }
+    while socket.waitingSendCount < 1 { await Task.yield() }
+    let second = Task { try await socket.send(.string("2")) }
+    while socket.waitingSendCount < 2 { await Task.yield() }
+    await clock.advance(by: .seconds(1))
+    try await first.value
+    // The connection closed before "2" was handed over: its send fails, as URLSession's does.
+    await #expect(throws: (any Error).self) { try await second.value }
+    let sent = mock.webSocketMessages(for: .get("/chat")).filter { $0.direction == .fromClient }
+    #expect(sent.map { text($0.message) } == ["1"])
+  }
+
   @Test func anUnexpectedMessageIsReportedNamingBothAndClosesWith1008() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("/chat"), with: .webSocket([.receive(.string("hi")), .send(.string("ok"))]))
