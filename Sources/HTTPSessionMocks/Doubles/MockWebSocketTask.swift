@@ -313,30 +313,24 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   /// order, then answers the pings; meanwhile new sends and pings wait behind them. A send
   /// still waiting when the connection closes fails, with the close (`close(_:_:)` takes it).
   private func drain(into conversation: WebSocketConversation) {
-    enum Next {
-      case send(Message, CheckedContinuation<Void, any Error>)
-      case pings([@Sendable ((any Error)?) -> Void])
-    }
+    typealias Send = (Message, CheckedContinuation<Void, any Error>)
+    typealias Ping = @Sendable ((any Error)?) -> Void
     while true {
-      let next = locked.withLock { state -> Next? in
-        guard case .open = state.phase, state.draining else { return nil }
-        guard state.pendingSends.isEmpty else {
-          let (message, continuation) = state.pendingSends.removeFirst()
-          return .send(message, continuation)
-        }
+      // The next waiting send, or (once none is left) the waiting pings; neither once the
+      // connection has closed.
+      let (send, pings) = locked.withLock { state -> (Send?, [Ping]?) in
+        guard case .open = state.phase, state.draining else { return (nil, nil) }
+        guard state.pendingSends.isEmpty else { return (state.pendingSends.removeFirst(), nil) }
         state.draining = false
         defer { state.pendingPings = [] }
-        return .pings(state.pendingPings)
+        return (nil, state.pendingPings)
       }
-      switch next {
-      case nil: return
-      case .send(let message, let continuation)?:
-        conversation.clientSent(message)
-        continuation.resume()
-      case .pings(let pings)?:
-        for ping in pings { ping(nil) }
+      guard let (message, continuation) = send else {
+        for ping in pings ?? [] { ping(nil) }
         return
       }
+      conversation.clientSent(message)
+      continuation.resume()
     }
   }
 
