@@ -101,6 +101,23 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
     #expect(pong.current == ["pong"])
   }
 
+  /// A WebSocket task whose handshake `script` answers after a second on the clock, with
+  /// sends of "1" then "2" waiting for it.
+  private func twoSendsWaiting(for script: [WebSocketStep]) async throws -> (
+    VirtualClock, URLSessionMock, MockWebSocketTask, Task<Void, any Error>, Task<Void, any Error>
+  ) {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/chat"), with: StubResponse.webSocket(script).delayed(by: .seconds(1)))
+    let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
+    socket.resume()
+    let first = Task { try await socket.send(.string("1")) }
+    while socket.waitingSendCount < 1 { await Task.yield() }
+    let second = Task { try await socket.send(.string("2")) }
+    while socket.waitingSendCount < 2 { await Task.yield() }
+    return (clock, mock, socket, first, second)
+  }
+
   /// A send made once the connection is open comes after the sends that waited for the
   /// handshake. (It once could overtake them: the connection opened before they were handed
   /// over.) The script first sends many messages, so that the client's answer to the first
@@ -108,18 +125,8 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
   @Test func aSendRightAfterTheHandshakeNeverOvertakesTheOnesThatWaited() async throws {
     let flood = Array(repeating: WebSocketStep.send(.string("x")), count: 300)
     for round in 0..<30 {
-      let clock = VirtualClock()
-      let mock = URLSessionMock(clock: clock)
-      mock.stub(
-        .get("/chat"),
-        with: .webSocket(flood + [.receive(nil), .receive(nil), .receive(nil)]).delayed(
-          by: .seconds(1)))
-      let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
-      socket.resume()
-      let first = Task { try await socket.send(.string("1")) }
-      while socket.waitingSendCount < 1 { await Task.yield() }
-      let second = Task { try await socket.send(.string("2")) }
-      while socket.waitingSendCount < 2 { await Task.yield() }
+      let (clock, mock, socket, first, second) = try await twoSendsWaiting(
+        for: flood + [.receive(nil), .receive(nil), .receive(nil)])
       let third = Task {
         _ = try await socket.receive()
         try await socket.send(.string("3"))
@@ -135,19 +142,9 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
   }
 
   @Test func aCancelWhileTheWaitingSendsAreHandedOverFailsTheRest() async throws {
-    let clock = VirtualClock()
-    let mock = URLSessionMock(clock: clock)
     // The script closes as soon as the first waiting message reaches it.
-    mock.stub(
-      .get("/chat"),
-      with: .webSocket([.receive(nil), .close(.goingAway, reason: nil)]).delayed(
-        by: .seconds(1)))
-    let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
-    socket.resume()
-    let first = Task { try await socket.send(.string("1")) }
-    while socket.waitingSendCount < 1 { await Task.yield() }
-    let second = Task { try await socket.send(.string("2")) }
-    while socket.waitingSendCount < 2 { await Task.yield() }
+    let (clock, mock, _, first, second) = try await twoSendsWaiting(
+      for: [.receive(nil), .close(.goingAway, reason: nil)])
     await clock.advance(by: .seconds(1))
     try await first.value
     // The connection closed before "2" was handed over: its send fails, as URLSession's does.
