@@ -161,6 +161,18 @@ enum ResponseEncoder {
     return fields
   }
 
+  /// The header fields of ``encodeText(status:text:request:keepsAlive:extraFields:)``'s
+  /// response, whose body is `byteCount` bytes, in the order they are written.
+  static func textFields(
+    byteCount: Int, request: HTTPRequest?, keepsAlive: Bool, extraFields: [(String, String)]
+  ) -> [(String, String)] {
+    var fields = [
+      ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(byteCount)),
+    ]
+    appendConnection(&fields, request: request, keepsAlive: keepsAlive)
+    return fields + extraFields
+  }
+
   /// Whether a response with this status carries a body: not 1xx, 204 or 304.
   private static func allowsBody(_ status: Int) -> Bool {
     !(100..<200).contains(status) && status != 204 && status != 304
@@ -174,11 +186,8 @@ enum ResponseEncoder {
     extraFields: [(String, String)] = []
   ) -> [UInt8] {
     let body = Array(text.utf8)
-    var fields = [
-      ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)),
-    ]
-    appendConnection(&fields, request: request, keepsAlive: keepsAlive)
-    fields += extraFields
+    let fields = textFields(
+      byteCount: body.count, request: request, keepsAlive: keepsAlive, extraFields: extraFields)
     var bytes = head(status: status, fields: fields)
     if request?.method != "HEAD" { bytes.append(contentsOf: body) }
     return bytes

@@ -460,14 +460,12 @@ final class Connection: @unchecked Sendable {
   ) {
     guard let url = request.url else { return }
     let body = Data((reason + "\n").utf8)
-    var fields = [
-      "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(body.count),
-      "Connection": "close",
-    ]
-    for (name, value) in extraFields { fields[name] = value }
+    let fields = ResponseEncoder.textFields(
+      byteCount: body.count, request: nil, keepsAlive: false, extraFields: extraFields)
     guard
       let response = HTTPURLResponse(
-        url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+        url: url, statusCode: status, httpVersion: "HTTP/1.1",
+        headerFields: Dictionary(fields, uniquingKeysWith: { _, last in last }))
     else { return }
     handler.refused(request, kind: .webSocket, with: response, body: body)
   }
