@@ -11,7 +11,10 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
   products: [
     .library(name: "HTTPSessionKit", targets: ["HTTPSessionKit"]),
+    // What tests import: the mock, and its reports to XCTest and Swift Testing.
     .library(name: "HTTPSessionMocks", targets: ["HTTPSessionMocks"]),
+    // What an app, a preview or a server links: the same mock, with no test framework.
+    .library(name: "HTTPSessionMocksRuntime", targets: ["HTTPSessionMocksRuntime"]),
     .library(name: "HTTPSessionServer", targets: ["HTTPSessionServer"]),
     .library(name: "SampleClient", targets: ["SampleClient"]),
     .executable(name: "sample-client", targets: ["sample-client"]),
@@ -20,31 +23,38 @@ let package = Package(
   ],
   targets: [
     .target(name: "HTTPSessionKit", swiftSettings: settings),
-    .target(name: "HTTPSessionMocks", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
     .target(
-      name: "HTTPSessionServer", dependencies: ["HTTPSessionMocks"], swiftSettings: settings),
+      name: "HTTPSessionMocksRuntime", dependencies: ["HTTPSessionKit"], swiftSettings: settings),
+    .target(
+      name: "HTTPSessionMocks", dependencies: ["HTTPSessionMocksRuntime"], swiftSettings: settings),
+    .target(
+      name: "HTTPSessionServer", dependencies: ["HTTPSessionMocksRuntime"],
+      swiftSettings: settings),
     .target(
       name: "SampleClient", dependencies: ["HTTPSessionKit"], path: "SampleClient/SampleClient",
       swiftSettings: settings),
     .executableTarget(
-      name: "sample-client", dependencies: ["SampleClient", "HTTPSessionMocks"],
+      name: "sample-client", dependencies: ["SampleClient", "HTTPSessionMocksRuntime"],
       path: "SampleClient/sample-client", swiftSettings: settings),
     .executableTarget(
-      name: "sample-app", dependencies: ["SampleClient", "HTTPSessionKit", "HTTPSessionMocks"],
+      name: "sample-app",
+      dependencies: ["SampleClient", "HTTPSessionKit", "HTTPSessionMocksRuntime"],
       path: "SampleClient/sample-app", swiftSettings: settings),
     .executableTarget(
-      name: "stub-server", dependencies: ["HTTPSessionMocks", "HTTPSessionServer"],
+      name: "stub-server", dependencies: ["HTTPSessionMocksRuntime", "HTTPSessionServer"],
       swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionKitTests", dependencies: ["HTTPSessionKit", "TestSupport"],
       swiftSettings: settings),
     .executableTarget(
       name: "benchmarks",
-      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionServer"],
+      dependencies: ["HTTPSessionKit", "HTTPSessionMocksRuntime", "HTTPSessionServer"],
       path: "Benchmarks", exclude: ["README.md"], swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests",
-      dependencies: ["HTTPSessionKit", "HTTPSessionMocks", "TestSupport"],
+      dependencies: [
+        "HTTPSessionKit", "HTTPSessionMocks", "HTTPSessionMocksRuntime", "TestSupport",
+      ],
       resources: [.copy("Fixtures")], swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionServerTests",

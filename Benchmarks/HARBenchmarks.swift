@@ -1,6 +1,6 @@
 import Foundation
 import HTTPSessionKit
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

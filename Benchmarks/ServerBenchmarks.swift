@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 import HTTPSessionServer
 
 #if canImport(FoundationNetworking)

@@ -7,7 +7,7 @@
 
 import Foundation
 import HTTPSessionKit
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 import SampleClient
 
 #if canImport(FoundationNetworking)

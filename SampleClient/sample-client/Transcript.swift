@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 import SampleClient
 
 /// The printed story of a run, and the checks it verified.

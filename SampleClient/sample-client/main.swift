@@ -3,7 +3,7 @@
 // every check passes, 1 otherwise; the doubles explain failures on standard error.
 
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 import SampleClient
 
 #if canImport(FoundationNetworking)

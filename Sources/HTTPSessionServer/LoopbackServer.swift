@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 
 #if canImport(Glibc)
   import Glibc

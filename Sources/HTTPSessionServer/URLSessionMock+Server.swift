@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 
 extension URLSessionMock {
   /// Starts a ``LoopbackServer`` that answers HTTP requests from this mock.

@@ -8,7 +8,7 @@
 
 import Dispatch
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 import HTTPSessionServer
 
 #if canImport(Glibc)

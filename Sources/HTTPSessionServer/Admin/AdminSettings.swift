@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 
 /// How the admin API of a served mock is set up beyond `startServer(admin: true)`: what the
 /// `stub-server` command passes.

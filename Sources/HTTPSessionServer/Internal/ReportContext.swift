@@ -1,5 +1,5 @@
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 
 /// Which test, and which `withKnownIssue` scope, the server's reports belong to.
 ///

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HTTPSessionMocks
+import HTTPSessionMocksRuntime
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

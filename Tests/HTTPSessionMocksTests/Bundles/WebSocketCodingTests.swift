@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HTTPSessionMocks
+@testable import HTTPSessionMocksRuntime
 
 @Suite struct WebSocketCodingTests {
   private func bundle(_ response: String) throws -> MockBundle {

@@ -3,7 +3,7 @@ import HTTPSessionKit
 import TestSupport
 import Testing
 
-@testable import HTTPSessionMocks
+@testable import HTTPSessionMocksRuntime
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,9 +1,10 @@
-#if canImport(Testing)
+// TestScoping, which the trait adopts, came with Swift 6.1 (Xcode 16.3).
+#if canImport(Testing) && compiler(>=6.1)
   import Testing
 
   /// A Swift Testing trait that verifies every double a test creates when the test ends: every
-  /// ``URLSessionMock`` stub answered at least once, no request was left to the
-  /// unmatched-request policy, every task was resumed (or cancelled), and no ``SpySession``
+  /// `URLSessionMock` stub answered at least once, no request was left to the
+  /// unmatched-request policy, every task was resumed (or cancelled), and no `SpySession`
   /// still holds a task the test never completed.
   ///
   /// ```swift

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Testing)
-  import Testing
-#endif
-
 /// Carries a test's task-local context to work that a door runs on another thread.
 ///
 /// Swift Testing attributes an issue, and matches it against `withKnownIssue`, through task-local
@@ -35,11 +31,7 @@ package final class TestContextRelay: Sendable {
 
   /// Whether the current task runs inside a test or a report capture scope.
   static var isInTest: Bool {
-    if ReportCapture.current != nil { return true }
-    #if canImport(Testing)
-      if Test.current != nil { return true }
-    #endif
-    return false
+    ReportCapture.current != nil || TestFrameworkLink.hooks?.isRunningSwiftTestingTest == true
   }
 
   private init(onThreadOfItsOwn: Bool) {

@@ -1,19 +1,13 @@
 import Foundation
 
-#if canImport(Testing)
-  import Testing
-#endif
-#if canImport(XCTest)
-  import XCTest
-#endif
-
 /// Reports a double's failures to whichever test framework is running.
 ///
 /// Swift Testing gets `Issue.record` when a test is current; XCTest gets `XCTFail`; anything
 /// else goes to standard error. The framework that was running when the double was created is
 /// remembered, so that a failure found on another thread (a delayed delivery, a timer) still
-/// reaches the right framework. Only this file and `MockVerificationTrait.swift` (the Swift
-/// Testing trait) import a test framework.
+/// reaches the right framework. No file of this module imports a test framework: the calls into
+/// them are made by `HTTPSessionMocks` (``TestFrameworkHooks``), found at run time, so a process
+/// that does not link it (an app, `stub-server`) reports on standard error.
 ///
 /// Inside `withCapturedReports(_:)` (the package's own tests), reports are kept for the test to
 /// look at instead: those made on the scope's task, and those of a reporter made inside the scope,
@@ -71,62 +65,39 @@ struct FailureReporter: Sendable {
   }
 
   private func record(failure message: String, at site: CallSite) {
+    let hooks = TestFrameworkLink.hooks
     switch Self.currentFramework() ?? framework {
     case .swiftTesting:
-      #if canImport(Testing)
-        Issue.record(
-          Comment(rawValue: message),
-          sourceLocation: SourceLocation(
-            fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
-      #endif
+      if hooks?.recordIssue(message, severity: .failure, at: site) == true { return }
     case .xcTest:
-      #if canImport(XCTest)
-        if let file = site.staticFilePath {
-          XCTFail(message, file: file, line: UInt(site.line))
-        } else {
-          XCTFail("\(site): \(message)")
-        }
-      #endif
+      if hooks?.recordXCTestFailure(message, at: site) == true { return }
     case .none:
-      FileHandle.standardError.write(Data("\(speaker ?? "\(site)"): error: \(message)\n".utf8))
+      break
     }
+    FileHandle.standardError.write(Data("\(speaker ?? "\(site)"): error: \(message)\n".utf8))
   }
 
   private func record(warning message: String, at site: CallSite) {
-    #if canImport(Testing) && compiler(>=6.2)
-      if (Self.currentFramework() ?? framework) == .swiftTesting {
-        Issue.record(
-          Comment(rawValue: message), severity: .warning,
-          sourceLocation: SourceLocation(
-            fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
-        return
-      }
-    #endif
+    if (Self.currentFramework() ?? framework) == .swiftTesting,
+      TestFrameworkLink.hooks?.recordIssue(message, severity: .warning, at: site) == true
+    {
+      return
+    }
     FileHandle.standardError.write(Data("\(speaker ?? "\(site)"): warning: \(message)\n".utf8))
   }
 
   /// The framework of the current Swift task, if it can tell.
   private static func currentFramework() -> Framework? {
-    #if canImport(Testing)
-      if Test.current != nil { return .swiftTesting }
-    #endif
-    return nil
+    TestFrameworkLink.hooks?.isRunningSwiftTestingTest == true ? .swiftTesting : nil
   }
 
-  /// Whether this process is a test runner at all (the XCTest bundle runs both frameworks).
-  private static var processFramework: Framework {
-    #if canImport(XCTest)
-      let environment = ProcessInfo.processInfo.environment
-      if environment["XCTestConfigurationFilePath"] != nil
-        || environment["XCTestBundlePath"] != nil
-        || (CommandLine.arguments.first ?? "").hasSuffix(".xctest")
-        || Bundle.main.bundlePath.hasSuffix(".xctest")
-      {
-        return .xcTest
-      }
-    #endif
-    return .none
-  }
+  /// The framework that runs this process (``TestRunner``), where a test links the frameworks.
+  private static let processFramework: Framework =
+    TestFrameworkLink.hooks == nil
+    ? .none
+    : TestRunner.framework(
+      arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment,
+      mainBundlePath: Bundle.main.bundlePath)
 }
 
 // MARK: - Capturing reports (this package's own tests)

@@ -1,13 +1,13 @@
 /// Where in the test's source a call was made, so that a failure can point there.
-struct CallSite: Sendable, CustomStringConvertible {
-  let fileID: String
-  let filePath: String
-  let line: Int
-  let column: Int
+package struct CallSite: Sendable, CustomStringConvertible {
+  package let fileID: String
+  package let filePath: String
+  package let line: Int
+  package let column: Int
   /// The path as XCTest wants it, when the site came from `#filePath`.
-  let staticFilePath: StaticString?
+  package let staticFilePath: StaticString?
 
-  init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+  package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
     self.fileID = "\(fileID)"
     self.filePath = "\(filePath)"
     self.line = Int(line)
@@ -15,7 +15,7 @@ struct CallSite: Sendable, CustomStringConvertible {
     self.staticFilePath = filePath
   }
 
-  init(
+  package init(
     fileID: String, filePath: String, line: Int, column: Int, staticFilePath: StaticString? = nil
   ) {
     self.fileID = fileID
@@ -25,5 +25,5 @@ struct CallSite: Sendable, CustomStringConvertible {
     self.staticFilePath = staticFilePath
   }
 
-  var description: String { "\(fileID):\(line)" }
+  package var description: String { "\(fileID):\(line)" }
 }

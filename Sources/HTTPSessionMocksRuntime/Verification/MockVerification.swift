@@ -16,7 +16,7 @@
 /// Requests that already failed the test as unmatched (the default policy) are not reported a
 /// second time; requests answered by ``UnmatchedRequestPolicy/respond(with:)`` or
 /// ``UnmatchedRequestPolicy/passThrough(to:)`` are. In Swift Testing, the
-/// ``MockVerificationTrait`` trait (`@Test(.verifyingMocks)`) does the same for a whole test.
+/// `MockVerificationTrait` trait of `HTTPSessionMocks` (`@Test(.verifyingMocks)`) does the same for a whole test.
 ///
 /// > Important: Mocks are found through a task-local value, so a mock created in a detached
 /// > task or on another thread inside `body` is not verified. Create mocks in the test's task.
@@ -43,18 +43,20 @@ public func withMockVerification<Result>(
 }
 
 /// The mocks created inside one `withMockVerification(_:)`
-/// call or one test with the ``MockVerificationTrait`` trait.
-final class MockVerificationScope: Sendable {
-  @TaskLocal static var current: MockVerificationScope?
+/// call or one test with the `MockVerificationTrait` trait of `HTTPSessionMocks`.
+package final class MockVerificationScope: Sendable {
+  @TaskLocal package static var current: MockVerificationScope?
 
   private let doubles = Locked<[any VerifiedDouble]>([])
+
+  package init() {}
 
   func register(_ double: some VerifiedDouble) {
     doubles.withLock { $0.append(double) }
   }
 
   /// Reports, for each double, what it found wrong: one loop for every kind of double.
-  func verify(at site: CallSite) {
+  package func verify(at site: CallSite) {
     for double in doubles.withLock({ $0 }) {
       let problems = double.automaticVerificationProblems()
       guard !problems.isEmpty else { continue }
