@@ -26,6 +26,11 @@ import HTTPSessionMocks
 /// > Important: ``stop()`` closes every connection and returns only when no server thread can
 /// > call into the mock any more. A server that is released stops itself.
 ///
+/// > Important: Since iOS 17 and macOS 14, App Transport Security refuses an app plain HTTP to
+/// > an IP address such as `127.0.0.1` by default: the app that loads from the server needs
+/// > `NSAllowsLocalNetworking` in its `Info.plist`
+/// > (<doc:ServingAMockOverLoopback#App-Transport-Security>).
+///
 /// <doc:ServingAMockOverLoopback> has what each answer looks like on the wire, the
 /// ``ServerLimits``, the bounded journal and the `stub-server` command.
 public final class LoopbackServer: Sendable {
