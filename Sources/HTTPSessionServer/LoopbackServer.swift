@@ -26,10 +26,18 @@ import HTTPSessionMocksRuntime
 /// > Important: ``stop()`` closes every connection and returns only when no server thread can
 /// > call into the mock any more. A server that is released stops itself.
 ///
+/// > Important: Since iOS 17 and macOS 14, App Transport Security refuses an app plain HTTP to
+/// > an IP address such as `127.0.0.1` by default: the app that loads from the server needs
+/// > `NSAllowsLocalNetworking` in its `Info.plist`
+/// > (<doc:ServingAMockOverLoopback#App-Transport-Security>).
+///
 /// <doc:ServingAMockOverLoopback> has what each answer looks like on the wire, the
 /// ``ServerLimits``, the bounded journal and the `stub-server` command.
 public final class LoopbackServer: Sendable {
   /// The server's address, such as `http://127.0.0.1:54321`; append paths to it.
+  ///
+  /// It names the host the server was started with: `http://localhost:54321` for
+  /// `startServer(host: "localhost")`, `http://[::1]:54321` for `"::1"`.
   ///
   /// Reading it in a test also tells the server where its reports belong: a request no stub
   /// matches fails the test, and the `withKnownIssue` scope, in which the address was last read
@@ -121,17 +129,20 @@ public final class LoopbackServer: Sendable {
   /// The number of file descriptors the server holds open now; 0 once ``stop()`` returned.
   package var openDescriptorCount: Int { listener.openDescriptorCount }
 
-  /// Resolves `host` to a loopback address, or throws: only `127.0.0.0/8`, `::1` and
-  /// `localhost` are served.
+  /// Resolves `host` to a loopback address and the host that ``baseURL`` names, or throws:
+  /// only `127.0.0.0/8`, `::1` and `localhost` are served. `localhost` binds `127.0.0.1` and
+  /// stays `localhost` in ``baseURL``: a client handed a name may load what App Transport
+  /// Security refuses from an IP address.
   static func loopbackAddress(_ host: String) throws -> (Socket.Address, String) {
     var name = host
+    var urlHost: String?
     if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-    if name.lowercased() == "localhost" { name = "127.0.0.1" }
+    if name.lowercased() == "localhost" { (name, urlHost) = ("127.0.0.1", "localhost") }
     var v4 = in_addr()
     if inet_pton(AF_INET, name, &v4) == 1 {
       let first = UInt32(bigEndian: v4.s_addr) >> 24
       guard first == 127 else { throw ServerError.notLoopback(host) }
-      return (.v4(v4), name)
+      return (.v4(v4), urlHost ?? name)
     }
     var v6 = in6_addr()
     if inet_pton(AF_INET6, name, &v6) == 1 {

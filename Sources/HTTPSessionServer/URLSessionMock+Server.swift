@@ -23,7 +23,9 @@ extension URLSessionMock {
   ///   - port: The TCP port; 0 (the default) lets the system pick a free one.
   ///   - host: A loopback address: `127.0.0.1` (the default), another `127.x.y.z`, `::1` or
   ///     `localhost`. Any other host throws ``ServerError``, so a test never serves its stubs
-  ///     to the network.
+  ///     to the network. `localhost` binds `127.0.0.1` and stays `localhost` in
+  ///     ``LoopbackServer/baseURL``, for a client that should be handed a name rather than an
+  ///     IP address (<doc:ServingAMockOverLoopback#App-Transport-Security>).
   ///   - limits: The limits on heads, bodies, connections and timeouts, and on this mock's
   ///     journal, which from now on keeps only the newest
   ///     ``ServerLimits/maxJournalExchanges`` requests (see ``ServerLimits``).

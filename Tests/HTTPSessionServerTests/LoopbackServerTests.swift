@@ -595,10 +595,31 @@ import Testing
       #expect(error?.description.contains("only binds loopback") == true)
     }
     #expect(throws: ServerError.self) { _ = try mock.startServer(port: 70_000) }
-    for host in ["127.0.0.1", "localhost", "127.0.0.2"] {
+    for host in ["127.0.0.1", "127.0.0.2"] {
       let server = try mock.startServer(host: host)
-      #expect(server.baseURL.host?.hasPrefix("127.") == true)
+      #expect(server.baseURL.absoluteString == "http://\(host):\(server.port)")
       server.stop()
+    }
+  }
+
+  @Test func aServerStartedForLocalhostKeepsTheNameInItsAddresses() throws {
+    // An app's App Transport Security refuses plain HTTP to an IP address (iOS 17, macOS 14),
+    // so a server asked for localhost must hand out localhost, not the address it bound.
+    for asked in ["localhost", "LocalHost"] {
+      let mock = URLSessionMock()
+      mock.stub(.get("/users/{login}"), with: .text("octocat"))
+      let server = try mock.startServer(host: asked)
+      defer { server.stop() }
+      let port = server.port
+      #expect(server.baseURL.absoluteString == "http://localhost:\(port)", "\(asked)")
+      #expect(server.webSocketURL(for: "/chat").absoluteString == "ws://localhost:\(port)/chat")
+
+      let client = try RawClient(port: port)  // localhost is bound on 127.0.0.1
+      client.send("GET /users/octocat HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
+      #expect(client.readResponse()?.body == "octocat", "\(asked)")
+      let answered = server.baseURL.appendingPathComponent("users/octocat")
+      #expect(mock.requests.first?.url == answered, "\(asked)")
+      #expect(mock.verify(.get(answered.absoluteString), called: .once), "\(asked)")
     }
   }
 
