@@ -292,7 +292,8 @@ public struct StubResponse: Sendable {
 
   /// The answer for `request`, or the problem that makes this response unusable.
   ///
-  /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body.
+  /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body;
+  /// a status that carries no body (1xx, 204, 304) gets neither, as on the wire.
   func resolve(for request: URLRequest) -> Resolved {
     if let problem = dribble?.problem { return .invalid(problem) }
     if let fixed = storage.fixedAnswer { return .answer(fixed) }
@@ -313,8 +314,10 @@ public struct StubResponse: Sendable {
       case .success(let bytes): body = bytes
       case .failure(let problem): return .invalid(problem.message)
       }
-      let response = makeResponse(for: url, status: status, headers: headers, length: body.count)
-      answer = Answer(data: isHead ? Data() : body, response: response, error: nil)
+      let carriesBody = Self.statusCarriesBody(status)
+      let response = makeResponse(
+        for: url, status: status, headers: headers, length: carriesBody ? body.count : nil)
+      answer = Answer(data: isHead || !carriesBody ? Data() : body, response: response, error: nil)
     case .raw(let data, let response, let error):
       answer = Answer(
         data: data,
@@ -343,6 +346,12 @@ public struct StubResponse: Sendable {
       cached.isHead == isHead
     else { return nil }
     return cached.answer
+  }
+
+  /// Whether a response with `status` carries a body (and so a `Content-Length`): not 1xx, 204
+  /// or 304 (RFC 9110, 6.4.1). Every door answers by this rule.
+  package static func statusCarriesBody(_ status: Int) -> Bool {
+    !(100..<200).contains(status) && status != 204 && status != 304
   }
 
   enum Resolved {

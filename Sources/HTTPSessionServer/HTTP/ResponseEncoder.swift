@@ -20,7 +20,7 @@ enum ResponseEncoder {
   ) -> [UInt8] {
     let stub = cache.head(for: response)
     var fields: [(String, String)] = []
-    let hasBody = allowsBody(stub.status)
+    let hasBody = StubResponse.statusCarriesBody(stub.status)
     if hasBody {
       // A HEAD answer has no body to count; it keeps the length the response names, that is,
       // the length a GET would get.
@@ -95,7 +95,7 @@ enum ResponseEncoder {
     let stub = StubHead(of: response)
     var fields: [(String, String)] = []
     let framing: Framing
-    if !allowsBody(stub.status) || request.method == "HEAD" {
+    if !StubResponse.statusCarriesBody(stub.status) || request.method == "HEAD" {
       framing = .none
       appendConnection(&fields, request: request, keepsAlive: keepsAlive && stub.status >= 200)
     } else if request.minorVersion == 0 {
@@ -171,11 +171,6 @@ enum ResponseEncoder {
     ]
     appendConnection(&fields, request: request, keepsAlive: keepsAlive)
     return fields + extraFields
-  }
-
-  /// Whether a response with this status carries a body: not 1xx, 204 or 304.
-  private static func allowsBody(_ status: Int) -> Bool {
-    !(100..<200).contains(status) && status != 204 && status != 304
   }
 
   /// A `text/plain` response the server makes itself: a 404 with the near-miss report, a 4xx
@@ -257,39 +252,72 @@ enum ResponseEncoder {
     }
   }
 
+  /// The status line's text for `status`: the reason phrases of the IANA HTTP Status Code
+  /// Registry (RFC 9110 and the RFCs it names); a code the registry does not name gets
+  /// `Status N`.
   static func reasonPhrase(_ status: Int) -> String {
     switch status {
     case 100: "Continue"
     case 101: "Switching Protocols"
+    case 102: "Processing"
+    case 103: "Early Hints"
     case 200: "OK"
     case 201: "Created"
     case 202: "Accepted"
+    case 203: "Non-Authoritative Information"
     case 204: "No Content"
+    case 205: "Reset Content"
     case 206: "Partial Content"
+    case 207: "Multi-Status"
+    case 208: "Already Reported"
+    case 226: "IM Used"
+    case 300: "Multiple Choices"
     case 301: "Moved Permanently"
     case 302: "Found"
     case 303: "See Other"
     case 304: "Not Modified"
+    case 305: "Use Proxy"
     case 307: "Temporary Redirect"
     case 308: "Permanent Redirect"
     case 400: "Bad Request"
     case 401: "Unauthorized"
+    case 402: "Payment Required"
     case 403: "Forbidden"
     case 404: "Not Found"
     case 405: "Method Not Allowed"
+    case 406: "Not Acceptable"
+    case 407: "Proxy Authentication Required"
     case 408: "Request Timeout"
     case 409: "Conflict"
     case 410: "Gone"
+    case 411: "Length Required"
+    case 412: "Precondition Failed"
     case 413: "Content Too Large"
+    case 414: "URI Too Long"
     case 415: "Unsupported Media Type"
+    case 416: "Range Not Satisfiable"
+    case 417: "Expectation Failed"
+    case 421: "Misdirected Request"
     case 422: "Unprocessable Content"
+    case 423: "Locked"
+    case 424: "Failed Dependency"
+    case 425: "Too Early"
+    case 426: "Upgrade Required"
+    case 428: "Precondition Required"
     case 429: "Too Many Requests"
     case 431: "Request Header Fields Too Large"
+    case 451: "Unavailable For Legal Reasons"
     case 500: "Internal Server Error"
     case 501: "Not Implemented"
     case 502: "Bad Gateway"
     case 503: "Service Unavailable"
     case 504: "Gateway Timeout"
+    case 505: "HTTP Version Not Supported"
+    case 506: "Variant Also Negotiates"
+    case 507: "Insufficient Storage"
+    case 508: "Loop Detected"
+    case 510: "Not Extended"
+    case 511: "Network Authentication Required"
     default: "Status \(status)"
     }
   }

@@ -33,6 +33,18 @@ import Testing
     #expect(result.response?.url?.absoluteString == "https://api.example.com/resource")
   }
 
+  /// As URLSession reports them (and the loopback server writes them): a status without a body
+  /// has no `Content-Length` and no body, whatever the stub holds; others count their body.
+  @Test(arguments: [100, 101, 204, 304])
+  func aStatusThatCarriesNoBodyHasNoContentLength(_ status: Int) {
+    let result = answer(.data(Data("ignored".utf8), status: status))
+    #expect(result.status == status)
+    #expect(result.header("Content-Length") == nil)
+    #expect(result.data == Data())
+    #expect(answer(.status(200)).header("Content-Length") == "0")
+    #expect(answer(.data(Data("abc".utf8), status: 205)).header("Content-Length") == "3")
+  }
+
   @Test func dataIsTheBodyWithStatusAndHeaders() {
     let body = Data([0x00, 0x01, 0xFF])
     let result = answer(
