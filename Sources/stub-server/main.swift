@@ -250,6 +250,15 @@ var wireMockRoot: URL?
 var rootMappings: [WireMockMapping] = []
 if let path = options.bundle {
   let url = URL(fileURLWithPath: path, isDirectory: true)
+  var isDirectory: ObjCBool = false
+  if options.rootDirectory,
+    !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      || !isDirectory.boolValue
+  {
+    // A mistyped root would otherwise start an empty server that answers every request with
+    // a report.
+    fail("--root-dir \(path): no such folder")
+  }
   let isBundleFolder = FileManager.default.fileExists(
     atPath: url.appendingPathComponent("bundle.json").path)
   if options.rootDirectory || (WireMockMapping.isRoot(url) && !isBundleFolder) {

@@ -203,6 +203,10 @@ import Testing
       ([broken.path], "entries[0]"),
       ([broken.path, "--origin", "ftp://x"], "--origin expects"),
       (["--directory", root.appendingPathComponent("nowhere").path], "no such folder"),
+      (["--root-dir", root.appendingPathComponent("nowhere").path], "no such folder"),
+      (
+        ["--root-dir", root.appendingPathComponent("nowhere").path, "--no-admin"], "no such folder"
+      ),
       (["--directory", root.path, "--host", "192.0.2.1"], "cannot start the server"),
     ]
     for (arguments, message) in cases {
