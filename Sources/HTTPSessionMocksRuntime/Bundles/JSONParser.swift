@@ -148,7 +148,11 @@ struct JSONParser {
     let key: String
     switch try string() {
     case .string(let text): key = text
-    default: key = String(decoding: scratch, as: UTF8.self)  // what of it is text
+    case .unreadable(let flaw):
+      // A key names what a reader looks for: one that is not text cannot be looked for, so
+      // the file is refused at the key, as JSONSerialization refuses it.
+      throw JSONSyntaxError(offset: flaw.offset, reason: "\(flaw.reason) (an object's key)")
+    default: key = String(decoding: scratch, as: UTF8.self)
     }
     try colon()
     return key

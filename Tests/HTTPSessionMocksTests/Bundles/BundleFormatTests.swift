@@ -312,6 +312,14 @@ import Testing
       "entries[0].response.text: Invalid UTF-8 sequence"
     ),
     (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"json": {"a<FF>": 1}}}]}"#,
+      ":1:79: not valid JSON: Invalid UTF-8 sequence (byte 0xFF) in a string (an object's key)"
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"json": {"\udc00": 1}}}]}"#,
+      #":1:78: not valid JSON: A lone surrogate \uDC00"#
+    ),
+    (
       #"{"version": 1, "entries": [{"request": {"any": true}, "response": {"text": "\ud800"}}]}"#,
       #":1:77: entries[0].response.text: A lone surrogate \uD800"#
     ),
