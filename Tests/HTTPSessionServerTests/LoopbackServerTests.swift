@@ -66,6 +66,33 @@ import Testing
     #expect(reports.first?.message.contains("The client received 404 Not Found") == true)
   }
 
+  /// A stub written for the real API's absolute URL misses on scheme, host and port over
+  /// loopback: the report says how to serve it as that origin.
+  @Test func aStubWithAnAbsoluteURLMissesWithAdviceToServeItsOrigin() async throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("https://api.example.com:8443/users/{login}"), with: .status(200))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let ((data, response), reports) = try await withCapturedReports {
+      try await liveSession().data(from: server.baseURL.appendingPathComponent("users/octocat"))
+    }
+    #expect((response as? HTTPURLResponse)?.statusCode == 404)
+    let advice =
+      #"Start the server with mock.startServer(origin: URL(string: "https://api.example.com:8443")!)"#
+    #expect(text(data).contains(advice), "\(text(data))")
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains(advice) == true)
+    // A path-only stub that misses gets no such advice.
+    let plain = URLSessionMock()
+    plain.stub(.get("/users/{login}"), with: .status(200))
+    let plainServer = try plain.startServer()
+    defer { plainServer.stop() }
+    let ((missed, _), _) = try await withCapturedReports {
+      try await liveSession().data(from: plainServer.baseURL.appendingPathComponent("user/x"))
+    }
+    #expect(!text(missed).contains("startServer(origin:"), "\(text(missed))")
+  }
+
   @Test func theRecordedRequestHasTheServersURLTheHostHeaderAndTheBody() throws {
     let mock = URLSessionMock()
     mock.stub(.post("/items"), with: .status(201))
@@ -537,8 +564,7 @@ import Testing
   // MARK: - Static directories over the wire
 
   @Test func aServedDirectoryNeverLeaksOutsideItsRootOverTheWire() throws {
-    let parent = FileManager.default.temporaryDirectory
-      .appendingPathComponent("wire-\(UUID().uuidString)", isDirectory: true)
+    let parent = try TemporaryFolder.scratch("wire")
     let root = parent.appendingPathComponent("site", isDirectory: true)
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     try Data("top secret".utf8).write(to: parent.appendingPathComponent("secret.txt"))

@@ -47,3 +47,35 @@ package final class TemporaryFolder: Sendable {
 
   deinit { try? FileManager.default.removeItem(at: url) }
 }
+
+extension TemporaryFolder {
+  /// This process's scratch folder, `httpsessionkit-PID-scratch`, made on first use and
+  /// removed when the process exits (or, if it dies, by the next test process, as a leftover).
+  private static let scratchRoot: URL? = {
+    leftoversRemoved
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "\(prefix)\(getpid())-scratch", isDirectory: true)
+    guard
+      (try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true))
+        != nil
+    else { return nil }
+    atexit {
+      let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "httpsessionkit-\(getpid())-scratch", isDirectory: true)
+      try? FileManager.default.removeItem(at: root)
+    }
+    return root
+  }()
+
+  /// A new empty folder, `LABEL-UUID`, inside this process's scratch folder, for a fixture
+  /// that hands out a URL rather than an owner: it is removed with the scratch folder when the
+  /// test process exits, so a test run leaves nothing in the temporary directory.
+  package static func scratch(_ label: String) throws -> URL {
+    guard let root = scratchRoot else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: label])
+    }
+    let folder = root.appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+}

@@ -96,7 +96,27 @@ enum NearMiss {
     if bodyUnseen, stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("body") } }) {
       text += bodyUnseenNote
     }
+    if door == .server, let origin = missedOrigin(stubs.first?.reasons ?? []) {
+      text += voice.originNote(for: origin)
+    }
     return text + voice.unmatchedAdviceLine
+  }
+
+  /// The origin (`https://api.example.com`) that the closest stub expected, when it missed on
+  /// the request's scheme, host or port: a stub written with an absolute URL, and a request
+  /// that reached the loopback server under the server's own address.
+  private static func missedOrigin(_ reasons: [String]) -> String? {
+    var parts: [String: String] = [:]
+    for reason in reasons {
+      for part in ["scheme", "host", "port"] where reason.hasPrefix("\(part): expected ") {
+        let rest = reason.dropFirst("\(part): expected ".count)
+        parts[part] = rest.components(separatedBy: ", got ").first
+      }
+    }
+    guard let host = parts["host"] else { return nil }
+    let scheme = parts["scheme"] ?? "https"
+    let port = parts["port"].flatMap(Int.init).map { ":\($0)" } ?? ""
+    return "\(scheme)://\(host)\(port)"
   }
 
   /// Why a body matcher cannot match an upload task that came through a URLProtocol.

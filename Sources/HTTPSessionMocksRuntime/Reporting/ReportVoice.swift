@@ -68,6 +68,19 @@ package struct ReportVoice: Sendable {
       + "  mock.stub(\(NearMiss.suggestedMatcher(for: request)), with: .status(200))\n"
   }
 
+  /// What a report says when the closest stub names an absolute URL (`origin`, such as
+  /// `https://api.example.com`) and the request reached the loopback server at its own
+  /// address, so that scheme, host and port differ.
+  func originNote(for origin: String) -> String {
+    let start =
+      speaker == nil
+      ? "mock.startServer(origin: URL(string: \"\(origin)\")!)"
+      : "--origin \(origin)"
+    return "The closest stub names an absolute URL, and requests over loopback arrive at the "
+      + "server's own address (http://127.0.0.1:PORT). Start the server with \(start) to "
+      + "answer each request as if it had been sent to that origin, or match the path alone.\n"
+  }
+
   /// The line that ends the report of a request no stub matched.
   var unmatchedAdviceLine: String {
     (unmatchedAdvice

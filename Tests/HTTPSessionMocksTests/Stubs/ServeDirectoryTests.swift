@@ -23,8 +23,7 @@ import Testing
     let secretName: String
 
     init() throws {
-      parent = FileManager.default.temporaryDirectory
-        .appendingPathComponent("serve-\(UUID().uuidString)", isDirectory: true)
+      parent = try TemporaryFolder.scratch("serve")
       root = parent.appendingPathComponent("site", isDirectory: true)
       secretName = "secret.txt"
       let files = FileManager.default

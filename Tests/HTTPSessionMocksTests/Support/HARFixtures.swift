@@ -12,10 +12,7 @@ import Testing
 enum HARFixtures {
   /// A new empty folder under the temporary directory.
   static func folder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("har-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
+    try TemporaryFolder.scratch("har-tests")
   }
 
   /// A file in a new folder holding `text`.
