@@ -182,6 +182,30 @@ import Testing
     #expect(error?.code == .cannotConnectToHost)
   }
 
+  @Test func plainURLSessionAsyncCallsStillReachTheNetworkStack() async {
+    // Called on a `URLSession` by name, each resolves to Foundation's own method (here corelibs'
+    // form with a `delegate:` parameter, which defaults to nil), as without this package.
+    let session = makeSession()
+    defer { session.finishTasksAndInvalidate() }
+    var upload = URLRequest(url: closedPort)
+    upload.httpMethod = "PUT"
+    let errors = [
+      await #expect(throws: URLError.self) {
+        let _: (Data, URLResponse) = try await session.data(for: URLRequest(url: closedPort))
+      },
+      await #expect(throws: URLError.self) {
+        let _: (Data, URLResponse) = try await session.data(from: closedPort)
+      },
+      await #expect(throws: URLError.self) {
+        let _: (Data, URLResponse) = try await session.upload(for: upload, from: Data("x".utf8))
+      },
+      await #expect(throws: URLError.self) {
+        let _: (URL, URLResponse) = try await session.download(for: URLRequest(url: closedPort))
+      },
+    ]
+    #expect(errors.map { $0?.code } == Array(repeating: .cannotConnectToHost, count: 4))
+  }
+
   @Test func genericCodeRunsAgainstURLSession() async {
     func fetch(_ url: URL, with session: some HTTPSession) async throws -> Data {
       try await session.data(from: url).0
