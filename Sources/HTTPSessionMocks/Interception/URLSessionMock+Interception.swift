@@ -36,6 +36,9 @@ extension URLSessionMock {
   /// > the session inside the `withKnownIssue` that expects a report. See
   /// > <doc:Interception#On-Apple-platforms>.
   ///
+  /// > Important: On watchOS, URL loading does not use custom `URLProtocol` classes, so the
+  /// > mock does not answer this session: inject the mock as an `HTTPSession` there.
+  ///
   /// - Parameters:
   ///   - configuration: The configuration to start from; `.ephemeral` by default.
   ///   - delegate: The session's delegate, as for `URLSession(configuration:delegate:delegateQueue:)`.
@@ -77,6 +80,10 @@ extension URLSessionMock {
   /// > Important: On Apple platforms, URL loading makes its protocol objects away from the
   /// > test's task: call this inside the `withKnownIssue` that expects a report. See
   /// > <doc:Interception#On-Apple-platforms>.
+  ///
+  /// > Important: On watchOS, URL loading does not use custom `URLProtocol` classes, so the
+  /// > mock does not answer the sessions made from the configuration: inject the mock as an
+  /// > `HTTPSession` there.
   ///
   /// Sessions made from the configuration before this call are not affected: a `URLSession`
   /// copies its configuration.
@@ -132,6 +139,9 @@ extension URLSessionMock {
   /// > ``installSharedSessionDispatcher()`` at the start of the test process, before anything
   /// > touches `URLSession.shared`, or inject the mock (``makeURLSession(configuration:delegate:delegateQueue:)``).
   ///
+  /// > Important: On watchOS, URL loading does not use custom `URLProtocol` classes, so a scope
+  /// > does not answer `URLSession.shared` there: inject the mock as an `HTTPSession`.
+  ///
   /// - Parameters:
   ///   - isolation: The actor the body runs on; the caller's, by default.
   ///   - fileID: Where the scope is, for failure reports; leave the default.
@@ -156,7 +166,7 @@ extension URLSessionMock {
   /// the synchronous form, which blocks its thread while another scope is active.
   ///
   /// See ``interceptingSharedSession(isolation:fileID:filePath:line:column:_:)``, and its notes
-  /// on Linux and Apple platforms.
+  /// on Linux, Apple platforms and watchOS.
   ///
   /// - Parameters:
   ///   - fileID: Where the scope is, for failure reports; leave the default.
@@ -185,7 +195,8 @@ extension URLSessionMock {
   /// process starts (an XCTest `override class func setUp()`, the initializer of a test
   /// suite's shared fixture, a test host's startup) when something might. It is safe to call
   /// more than once and from any thread. Outside a scope the dispatcher declines every request,
-  /// so `URLSession.shared` behaves as if it were not there.
+  /// so `URLSession.shared` behaves as if it were not there. On watchOS, URL loading does not
+  /// use it.
   ///
   /// ```swift
   /// override class func setUp() {
