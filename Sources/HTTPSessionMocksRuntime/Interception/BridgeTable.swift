@@ -50,6 +50,10 @@ final class Bridge<Tag: BridgeTag>: MockURLProtocol {
     BridgeTable.mock(inSlot: Tag.slot)
   }
 
+  override func routingContext() -> TestContextRelay? {
+    BridgeTable.context(inSlot: Tag.slot)
+  }
+
   override var missingMockReason: String {
     "the URLSessionMock behind this URLSession was released; keep the mock for as long as the "
       + "session makes requests"
@@ -67,44 +71,90 @@ final class Bridge<Tag: BridgeTag>: MockURLProtocol {
 /// when a test ends) does not reach the mock of a later test. The classes made for the slots are
 /// kept (a few hundred bytes of type metadata each). Parallel tests share the table, never a
 /// slot.
+///
+/// A slot also holds the test context captured where the test last routed a configuration to
+/// its mock (``URLSessionMock/intercept(_:)``, ``URLSessionMock/makeURLSession(configuration:delegate:delegateQueue:)``),
+/// for the protocol objects that URL loading makes where no test runs (see
+/// ``MockURLProtocol``). It lives as long as the slot's mock, or until a later capture replaces
+/// it, and is let go outside the table's lock.
 enum BridgeTable {
+  private struct Registration {
+    let mock: WeakReference<URLSessionMock>
+    /// The test context that the mock's bridge runs a request's work in when URL loading made
+    /// the protocol object where no test runs.
+    var context: TestContextRelay?
+  }
+
   private struct Table {
-    var mocks: [WeakReference<URLSessionMock>?] = []
+    var registrations: [Registration?] = []
     var classes: [URLProtocol.Type] = []
     var slots = SlotAllocator()
   }
 
   private static let table = Locked(Table())
 
-  /// The bridge class of `mock`, taking a slot for it on first use.
-  static func protocolClass(for mock: URLSessionMock) -> URLProtocol.Type {
+  /// The bridge class of `mock`, taking a slot for it on first use; `context`, when there is
+  /// one, becomes the slot's test context, in place of the one captured before.
+  static func protocolClass(
+    for mock: URLSessionMock, context: TestContextRelay?
+  ) -> URLProtocol.Type {
     // The mock's own lock first, then the table's: two threads asking for the same mock's
     // class at once get the same slot.
-    mock.bridgeSlot.withLock { known in
-      table.withLock { table in
+    let (protocolClass, replaced) = mock.bridgeSlot.withLock { known in
+      table.withLock { table -> (URLProtocol.Type, TestContextRelay?) in
         let slot = known ?? table.slots.take()
+        while table.registrations.count <= slot { table.registrations.append(nil) }
+        // A slot taken afresh held no registration: `release` cleared it.
+        let previous = known == nil ? nil : table.registrations[slot]?.context
+        table.registrations[slot] = Registration(
+          mock: WeakReference(mock), context: context ?? previous)
         known = slot
-        while table.mocks.count <= slot { table.mocks.append(nil) }
-        table.mocks[slot] = WeakReference(mock)
         while table.classes.count <= slot {
           table.classes.append(bridgeClass(tag(for: table.classes.count)))
         }
-        return table.classes[slot]
+        return (table.classes[slot], context == nil ? nil : previous)
       }
     }
+    // Let go here, outside the locks: its task ends when the last protocol object still
+    // recording on it is done, and ending it resumes the task's wait for jobs.
+    withExtendedLifetime(replaced) {}
+    return protocolClass
   }
 
-  /// Frees the slot of a mock that is going away.
+  /// Frees the slot of a mock that is going away, and lets go of its test context.
   static func release(_ slot: Int) {
-    table.withLock { table in
-      if slot < table.mocks.count { table.mocks[slot] = nil }
+    let context = table.withLock { table -> TestContextRelay? in
       table.slots.free(slot)
+      guard slot < table.registrations.count else { return nil }
+      defer { table.registrations[slot] = nil }
+      return table.registrations[slot]?.context
     }
+    withExtendedLifetime(context) {}  // let go outside the lock
   }
 
   /// The mock in `slot`, if it still exists.
   static func mock(inSlot slot: Int) -> URLSessionMock? {
-    table.withLock { table in slot < table.mocks.count ? table.mocks[slot]?.object : nil }
+    table.withLock { table in
+      slot < table.registrations.count ? table.registrations[slot]?.mock.object : nil
+    }
+  }
+
+  /// The test context kept for the mock in `slot`: the one captured where a test last routed a
+  /// configuration to it, or `nil` if that never happened in a test.
+  static func context(inSlot slot: Int) -> TestContextRelay? {
+    table.withLock { table in
+      slot < table.registrations.count ? table.registrations[slot]?.context : nil
+    }
+  }
+
+  /// The calling task's test context, to hand to ``protocolClass(for:context:)``; `nil` outside
+  /// a test.
+  ///
+  /// The relay leaves out the `.verifyingMocks` scope: the scope holds its mocks, and the table
+  /// holds the relay for as long as its mock lives, so a relay carrying the scope would keep
+  /// both alive for good.
+  static func captureContext() -> TestContextRelay? {
+    MockVerificationScope.$current.withValue(nil) { TestContextRelay.captureIfInTest() }
   }
 
   /// The tag type that spells `slot`, built from the highest binary digit down.

@@ -13,42 +13,30 @@ import Foundation
 /// `URLProtocolClient` calls. `stopLoading()` cancels the mock's task, so the journal shows the
 /// cancel and nothing is delivered after it. Routing, recording, delays on the mock's clock and
 /// failure reports all happen behind `send`, as for the injected mock.
+///
+/// URL loading runs a protocol on threads of its own, where Swift Testing would attribute a
+/// report to no test, so the door carries the test's context to the request's work, from one of
+/// two places:
+/// - where URL loading makes the protocol object, when that is on the test's own task: corelibs
+///   makes it inside the task's `resume()` when the configuration has no URL cache. This context
+///   is the request's own (a `withKnownIssue` opened after the session was made sees its
+///   reports), so it comes first;
+/// - otherwise (Apple's URL loading always makes the object on the session's queue; corelibs
+///   does on a background thread when there is a URL cache), the context captured where the
+///   test routed the requests to the mock (``routingContext()``): a mock's bridge keeps the one
+///   of the last `intercept(_:)` or `makeURLSession()` made in a test.
+///   ``SharedSessionDispatcher`` relays its reports to its scope's test instead.
 class MockURLProtocol: URLProtocol {
   /// The largest request body the bridge reads from a stream: 64 MiB.
   static let maximumStreamedBodySize = 64 << 20
 
   /// The sink of the exchange under way, so that `stopLoading()` can stop it.
   private var exchange: ProtocolSink?
-  /// The test's context, captured where URL loading makes the protocol object: inside the
-  /// task's `resume()`, on the test's own task. The request's work runs there, so that what the
-  /// mock reports (an unmatched request) is recorded in the test, where `withKnownIssue` and the
-  /// package's report capture see it. `nil` outside a test, or when the class says
-  /// ``capturesTestContextAtCreation`` is `false`: the work runs directly.
-  private let relay: TestContextRelay?
-
-  /// Whether the protocol object captures the test's context where URL loading makes it.
-  ///
-  /// `true` for a mock's own session, which makes the object inside `resume()` (its URL cache is
-  /// off). ``SharedSessionDispatcher`` says `false`: `URLSession.shared` looks up its URL cache
-  /// first and makes the object on a background thread, so the dispatcher relays its reports
-  /// through the context its scope captured instead.
-  class var capturesTestContextAtCreation: Bool { true }
-
-  #if canImport(FoundationNetworking)
-    required init(
-      request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?
-    ) {
-      relay = Self.capturesTestContextAtCreation ? TestContextRelay.captureIfInTest() : nil
-      super.init(request: request, cachedResponse: cachedResponse, client: client)
-    }
-  #else
-    override init(
-      request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?
-    ) {
-      relay = Self.capturesTestContextAtCreation ? TestContextRelay.captureIfInTest() : nil
-      super.init(request: request, cachedResponse: cachedResponse, client: client)
-    }
-  #endif
+  /// The test's context where URL loading made the protocol object (this initial value is
+  /// computed there), or `nil` when that was not inside a test. The request's work runs on it,
+  /// so that what the mock reports (an unmatched request) is recorded in the test, where
+  /// `withKnownIssue` and the package's report capture see it.
+  private let contextAtCreation = TestContextRelay.captureIfInTest()
 
   override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
@@ -58,15 +46,24 @@ class MockURLProtocol: URLProtocol {
   /// Why ``answeringMock()`` found no mock, for the error the code receives.
   var missingMockReason: String { "no URLSessionMock answers this request" }
 
+  /// The test context that the request's work runs in when URL loading made the protocol
+  /// object where no test runs: the one captured where the test routed these requests to the
+  /// mock. `nil` here: the work then runs where URL loading starts it.
+  func routingContext() -> TestContextRelay? { nil }
+
   override func startLoading() {
     let sink = ProtocolSink(protocol: self, request: request)
     exchange = sink
-    guard let relay else { return load(into: sink) }
+    guard let context = contextAtCreation ?? routingContext() else { return load(into: sink) }
     // URLProtocol is not Sendable: the job only reads what URL loading set before
     // `startLoading()` (the request, the task) and never runs at the same time as this method.
+    // It runs on the context's task rather than here, and URL loading's thread does not wait
+    // for it: the test's task may itself be waiting for URL loading's queue, where corelibs
+    // starts the loads of every session.
     nonisolated(unsafe) let loader = self
-    relay.run { loader.load(into: sink) }
-    relay.close()
+    context.run { loader.load(into: sink) }
+    // The object's own context ends with this one job; the mock's lives on with the mock.
+    if context === contextAtCreation { context.close() }
   }
 
   /// Sends the request through the mock's one request path, answering into `sink`.

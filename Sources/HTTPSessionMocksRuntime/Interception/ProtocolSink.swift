@@ -8,12 +8,20 @@ import Foundation
 /// `URLProtocolClient`, as a server's answer would arrive: `didReceive` the response (never
 /// cached), `didLoad` the body, then `urlProtocolDidFinishLoading` or `didFailWithError`.
 ///
-/// Body pieces (a ``StubResponse/dribbled(inChunks:over:)`` body) go to the client as they come
-/// on Apple platforms, so a data delegate sees each one arrive as the test advances the clock.
-/// On Linux they are collected and handed over once, at the end: swift-corelibs-foundation's
-/// client keeps only the last `didLoad` piece for completion-handler and async tasks (each call
-/// overwrites the body it hands them), so one piece is the only way such a task gets the whole
-/// body. Either way a one-piece body is one `didLoad`.
+/// Where platforms differ, the calls follow the ``URLLoadingTraits`` the sink is given (the
+/// platform's own, unless a test gives another), in this one code path:
+/// - A redirect (a 3xx with a `Location`) reaches the sink only where URL loading follows
+///   redirects through the client (Apple platforms; on Linux the mock follows them itself). The
+///   sink reports it first (`wasRedirectedTo`, with the follow-up request worked out as
+///   URLSession would), then delivers the 3xx response, its body and the end like any other
+///   answer: URL loading asks the session's delegate, and loads the follow-up through a new
+///   protocol object, or hands the 3xx to the task when the delegate refuses the redirect (as
+///   OHHTTPStubs does since its issue #174).
+/// - Body pieces (a ``StubResponse/dribbled(inChunks:over:)`` body) go to the client as they
+///   come, so a data delegate sees each one arrive as the test advances the clock; where URL
+///   loading keeps only the last `didLoad` piece for completion-handler and async tasks (Linux),
+///   they are held back and handed over once, at the end, the only way such a task gets the
+///   whole body. Either way a one-piece body is one `didLoad`, and an empty body none.
 ///
 /// Once URL loading has called `stopLoading()` (a cancel), nothing more reaches the client:
 /// URL loading reports the cancel itself. No lock is held while the client runs.
@@ -29,18 +37,23 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
     /// The mock's task, which `stop()` cancels.
     var task: WeakReference<MockTask>?
     var stopped = false
-    #if canImport(FoundationNetworking)
-      /// The body pieces received so far (Linux: handed over at the end, in one piece).
-      var pieces: Data?
-    #endif
+    /// The body pieces held back for the end, where URL loading keeps only the last one.
+    var pieces: Data?
   }
 
   private let state: Locked<State>
   /// The request as URL loading gave it, to work out the follow-up of a redirect.
   private let request: URLRequest
+  private let traits: URLLoadingTraits
 
-  package init(protocol urlProtocol: URLProtocol, request: URLRequest) {
+  /// A sink that answers `urlProtocol`'s client as the URL loading described by `traits` expects
+  /// (the platform's own by default).
+  package init(
+    protocol urlProtocol: URLProtocol, request: URLRequest,
+    traits: URLLoadingTraits = .current
+  ) {
     self.request = request
+    self.traits = traits
     let target = urlProtocol.client.map { (urlProtocol, $0) }
     state = Locked(State(target: target))
   }
@@ -77,57 +90,39 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
   // MARK: ResponseSink
 
   package func receive(_ response: URLResponse) {
-    #if !canImport(FoundationNetworking)
-      if let next = redirect(for: response) {
-        guard let (urlProtocol, client) = takeTarget() else { return }
-        return deliverRedirect(to: next, response, urlProtocol, client)
-      }
-    #endif
-    guard let (urlProtocol, client) = state.withLock({ $0.target }) else { return }
-    client.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+    guard let target = state.withLock({ $0.target }) else { return }
+    deliver(response, to: target)
   }
 
   package func receive(_ body: Data) {
-    #if canImport(FoundationNetworking)
-      state.withLock { state in
-        guard state.target != nil else { return }
-        if state.pieces == nil { state.pieces = body } else { state.pieces?.append(body) }
-      }
-    #else
-      guard let (urlProtocol, client) = state.withLock({ $0.target }) else { return }
-      client.urlProtocol(urlProtocol, didLoad: body)
-    #endif
+    guard !body.isEmpty else { return }
+    let target = state.withLock { state -> State.Target? in
+      guard traits.keepsOnlyLastPiece, state.target != nil else { return state.target }
+      if state.pieces == nil { state.pieces = body } else { state.pieces?.append(body) }
+      return nil  // held back for the end
+    }
+    guard let (urlProtocol, client) = target else { return }
+    client.urlProtocol(urlProtocol, didLoad: body)
   }
 
   package func finish(_ end: ExchangeEnd) {
-    #if canImport(FoundationNetworking)
-      let taken = state.withLock { state -> (State.Target, Data?)? in
-        guard let target = state.target else { return nil }
-        state.target = nil
-        defer { state.pieces = nil }
-        return (target, state.pieces)
-      }
-      guard let (target, body) = taken else { return }
-      if let body, !body.isEmpty { target.client.urlProtocol(target.urlProtocol, didLoad: body) }
-    #else
-      guard let target = takeTarget() else { return }
-    #endif
-    Self.end(end, target.urlProtocol, target.client)
+    let taken = state.withLock { state -> (State.Target, Data?)? in
+      guard let target = state.target else { return nil }
+      state.target = nil
+      defer { state.pieces = nil }
+      return (target, state.pieces)
+    }
+    guard let (target, held) = taken else { return }
+    if let held { target.client.urlProtocol(target.urlProtocol, didLoad: held) }
+    Self.end(end, target)
   }
 
   /// The whole answer in one critical region: the response, the body in one piece, the end.
   package func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
-    guard let (urlProtocol, client) = takeTarget() else { return }
-    if let response {
-      #if !canImport(FoundationNetworking)
-        if let next = redirect(for: response) {
-          return deliverRedirect(to: next, response, urlProtocol, client)
-        }
-      #endif
-      client.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
-    }
-    if let body, !body.isEmpty { client.urlProtocol(urlProtocol, didLoad: body) }
-    Self.end(end, urlProtocol, client)
+    guard let target = takeTarget() else { return }
+    if let response { deliver(response, to: target) }
+    if let body, !body.isEmpty { target.client.urlProtocol(target.urlProtocol, didLoad: body) }
+    Self.end(end, target)
   }
 
   // MARK: Helpers
@@ -139,9 +134,22 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
     }
   }
 
-  private static func end(
-    _ end: ExchangeEnd, _ urlProtocol: URLProtocol, _ client: any URLProtocolClient
-  ) {
+  /// Hands URL loading the response's head: a redirect first, where URL loading follows
+  /// redirects through the client, then the response itself.
+  private func deliver(_ response: URLResponse, to target: State.Target) {
+    if traits.followsRedirectsThroughClient,
+      let next = Redirect.request(
+        following: Answer(data: nil, response: response, error: nil), to: request)
+    {
+      target.client.urlProtocol(
+        target.urlProtocol, wasRedirectedTo: next, redirectResponse: response)
+    }
+    target.client.urlProtocol(
+      target.urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+  }
+
+  private static func end(_ end: ExchangeEnd, _ target: State.Target) {
+    let (urlProtocol, client) = target
     switch end {
     case .complete: client.urlProtocolDidFinishLoading(urlProtocol)
     case .failed(let error): client.urlProtocol(urlProtocol, didFailWithError: error)
@@ -151,23 +159,4 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
       client.urlProtocol(urlProtocol, didFailWithError: conversation.refuse())
     }
   }
-
-  #if !canImport(FoundationNetworking)
-    /// The follow-up request of a redirect, which URL loading follows itself on Apple platforms
-    /// (asking the session's delegate), as it does for a server's.
-    private func redirect(for response: URLResponse) -> URLRequest? {
-      Redirect.request(following: Answer(data: nil, response: response, error: nil), to: request)
-    }
-
-    /// Hands a redirect to URL loading, which loads the follow-up request through a new
-    /// protocol instance (so the mock records it as a request of its own), and ends this load
-    /// as Apple's CustomHTTPProtocol sample does.
-    private func deliverRedirect(
-      to next: URLRequest, _ response: URLResponse, _ urlProtocol: URLProtocol,
-      _ client: any URLProtocolClient
-    ) {
-      client.urlProtocol(urlProtocol, wasRedirectedTo: next, redirectResponse: response)
-      client.urlProtocol(urlProtocol, didFailWithError: CocoaError(.userCancelled))
-    }
-  #endif
 }

@@ -23,8 +23,6 @@ import Foundation
 /// it loads is relayed to the test of the scope (``TestContextRelay``, captured when the scope
 /// began), never recorded on URL loading's threads.
 final class SharedSessionDispatcher: MockURLProtocol {
-  override class var capturesTestContextAtCreation: Bool { false }
-
   override class func canInit(with request: URLRequest) -> Bool {
     SharedSessionGate.isProbe(request) || SharedSessionGate.admits(request)
   }

@@ -31,6 +31,14 @@ extension URLSessionMock {
   /// > <doc:Interception> for the limits of URL loading, and how downloads and body pieces
   /// > behave on Linux.
   ///
+  /// > Important: On Apple platforms, URL loading makes its protocol objects away from the
+  /// > test's task, so what the mock reports is recorded in the test context of this call: make
+  /// > the session inside the `withKnownIssue` that expects a report. See
+  /// > <doc:Interception#On-Apple-platforms>.
+  ///
+  /// > Important: On watchOS, URL loading does not use custom `URLProtocol` classes, so the
+  /// > mock does not answer this session: inject the mock as an `HTTPSession` there.
+  ///
   /// - Parameters:
   ///   - configuration: The configuration to start from; `.ephemeral` by default.
   ///   - delegate: The session's delegate, as for `URLSession(configuration:delegate:delegateQueue:)`.
@@ -60,13 +68,28 @@ extension URLSessionMock {
   ///
   /// It also turns the configuration's URL cache off (`urlCache = nil`): the mock answers every
   /// request and never lets URL loading cache an answer, so a cache would only add a lookup,
-  /// which on Linux moves the request to a background thread first, where a report of the
-  /// mock's can no longer reach the test that made the request.
+  /// after which corelibs (Linux) makes the protocol object on a background thread rather than
+  /// on the task that resumed the request.
+  ///
+  /// What the mock reports while it answers (an unmatched request) is recorded in the test that
+  /// made the request, inside its `withKnownIssue`, when URL loading makes the protocol object
+  /// on the test's task (Linux); elsewhere, in the test context of the last call of this method
+  /// (or of ``makeURLSession(configuration:delegate:delegateQueue:)``) made in a test for this
+  /// mock, which the mock keeps until it goes.
+  ///
+  /// > Important: On Apple platforms, URL loading makes its protocol objects away from the
+  /// > test's task: call this inside the `withKnownIssue` that expects a report. See
+  /// > <doc:Interception#On-Apple-platforms>.
+  ///
+  /// > Important: On watchOS, URL loading does not use custom `URLProtocol` classes, so the
+  /// > mock does not answer the sessions made from the configuration: inject the mock as an
+  /// > `HTTPSession` there.
   ///
   /// Sessions made from the configuration before this call are not affected: a `URLSession`
   /// copies its configuration.
   public func intercept(_ configuration: URLSessionConfiguration) {
-    let bridge: AnyClass = BridgeTable.protocolClass(for: self)
+    let bridge: AnyClass = BridgeTable.protocolClass(
+      for: self, context: BridgeTable.captureContext())
     let others = (configuration.protocolClasses ?? []).filter { !($0 is MockURLProtocol.Type) }
     configuration.protocolClasses = [bridge] + others
     configuration.urlCache = nil
@@ -107,13 +130,17 @@ extension URLSessionMock {
   /// > `.serialized`, with the tests that open scopes), or inject a session. How much the scope
   /// > can tell depends on where URL loading asks for a protocol: corelibs Foundation (Linux)
   /// > asks inside the task's `resume()`, on the caller's thread; URL loading that asks on a
-  /// > thread of its own leaves every request to the warning.
+  /// > thread of its own leaves every request to the warning (see
+  /// > <doc:Interception#On-Apple-platforms>).
   ///
   /// > Important: On Linux, `URLSession.shared` copies the registered protocol classes when it
   /// > is first used. If anything used it before the first scope, its requests cannot be
   /// > intercepted: the scope then fails the test, saying so. Call
   /// > ``installSharedSessionDispatcher()`` at the start of the test process, before anything
   /// > touches `URLSession.shared`, or inject the mock (``makeURLSession(configuration:delegate:delegateQueue:)``).
+  ///
+  /// > Important: On watchOS, URL loading does not use custom `URLProtocol` classes, so a scope
+  /// > does not answer `URLSession.shared` there: inject the mock as an `HTTPSession`.
   ///
   /// - Parameters:
   ///   - isolation: The actor the body runs on; the caller's, by default.
@@ -138,7 +165,8 @@ extension URLSessionMock {
   /// Runs `body` with `URLSession.shared` answered by this mock, and returns what it returns;
   /// the synchronous form, which blocks its thread while another scope is active.
   ///
-  /// See ``interceptingSharedSession(isolation:fileID:filePath:line:column:_:)``.
+  /// See ``interceptingSharedSession(isolation:fileID:filePath:line:column:_:)``, and its notes
+  /// on Linux, Apple platforms and watchOS.
   ///
   /// - Parameters:
   ///   - fileID: Where the scope is, for failure reports; leave the default.
@@ -167,7 +195,8 @@ extension URLSessionMock {
   /// process starts (an XCTest `override class func setUp()`, the initializer of a test
   /// suite's shared fixture, a test host's startup) when something might. It is safe to call
   /// more than once and from any thread. Outside a scope the dispatcher declines every request,
-  /// so `URLSession.shared` behaves as if it were not there.
+  /// so `URLSession.shared` behaves as if it were not there. On watchOS, URL loading does not
+  /// use it.
   ///
   /// ```swift
   /// override class func setUp() {
