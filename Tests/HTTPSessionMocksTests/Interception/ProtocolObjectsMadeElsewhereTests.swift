@@ -2,7 +2,7 @@ import Foundation
 import HTTPSessionKit
 import Testing
 
-@testable import HTTPSessionMocks
+@testable import HTTPSessionMocksRuntime
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

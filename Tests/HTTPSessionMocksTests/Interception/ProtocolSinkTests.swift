@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HTTPSessionMocks
+@testable import HTTPSessionMocksRuntime
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
