@@ -39,12 +39,7 @@ extension Door {
     switch self {
     case .injected: return true
     case .server: return false
-    case .urlProtocol:
-      #if canImport(FoundationNetworking)
-        return true
-      #else
-        return false
-      #endif
+    case .urlProtocol: return !URLLoadingTraits.current.followsRedirectsThroughClient
     }
   }
 }

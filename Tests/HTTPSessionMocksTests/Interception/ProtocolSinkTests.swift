@@ -140,9 +140,15 @@ import Testing
     #expect(client.calls == [.response(304), .finish])
   }
 
-  @Test func thePlatformsBridgeLeavesRedirectsToWhoeverFollowsThem() {
-    // The core follows a redirect for the bridge exactly where URL loading cannot.
-    #expect(
-      Door.urlProtocol.followsRedirects == !URLLoadingTraits.current.followsRedirectsThroughClient)
+  @Test func thisPlatformsURLLoadingIsCorelibs() {
+    // The traits this package runs with here, which the core's redirect rule for the bridge
+    // also reads (Door.followsRedirects): Linux's URL loading.
+    #if canImport(FoundationNetworking)
+      #expect(URLLoadingTraits.current == .corelibs)
+      #expect(Door.urlProtocol.followsRedirects)
+    #else
+      #expect(URLLoadingTraits.current == .apple)
+      #expect(!Door.urlProtocol.followsRedirects)
+    #endif
   }
 }
