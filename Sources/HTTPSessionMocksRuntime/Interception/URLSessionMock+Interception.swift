@@ -85,8 +85,12 @@ extension URLSessionMock {
   /// > mock does not answer the sessions made from the configuration: inject the mock as an
   /// > `HTTPSession` there.
   ///
-  /// Sessions made from the configuration before this call are not affected: a `URLSession`
-  /// copies its configuration.
+  /// > Warning: Sessions made from the configuration before this call are not affected: a
+  /// > `URLSession` copies its configuration when it is made, so its requests go to the real
+  /// > network, and nothing reports it. Call this before the code makes its session, and end
+  /// > the test with ``verifyAllStubsUsed(fileID:filePath:line:column:)``
+  /// > (or the `.verifyingMocks` trait): a stub that no request reached fails the test, which
+  /// > is how a session that bypassed the mock shows itself.
   public func intercept(_ configuration: URLSessionConfiguration) {
     let bridge: AnyClass = BridgeTable.protocolClass(
       for: self, context: BridgeTable.captureContext())

@@ -58,6 +58,9 @@ extension RecordingSession {
   ///
   /// On failure the report lists every sent request, the matching ones first and then the
   /// others closest first, each with what differed.
+  ///
+  /// > Tip: Call it as a statement: it reports its own failure. Wrapped in `#expect` or
+  /// > `XCTAssertTrue`, a failure is reported twice.
   @discardableResult
   public func verify(
     _ matcher: RequestMatcher, called count: CallCount = .once, fileID: StaticString = #fileID,
