@@ -61,6 +61,11 @@ public struct ServerLimits: Sendable, Equatable {
   /// the longest frame); a longer one closes the connection with code 1009 (message too big).
   /// 16 MiB by default.
   public var maxWebSocketMessageBytes: Int
+  /// How long a WebSocket connection may go without a frame from its client: after half of
+  /// it the server sends a ping (real clients answer with a pong), and after all of it the
+  /// server closes the connection with code 1001 (going away), so that idle sockets cannot hold
+  /// every connection slot. 60 s by default.
+  public var webSocketIdleTimeout: Duration
 
   /// Creates limits; every parameter has the default described on its property.
   public init(
@@ -70,7 +75,7 @@ public struct ServerLimits: Sendable, Equatable {
     minBodyRatePeriod: Duration = .seconds(5), idleTimeout: Duration = .seconds(30),
     lingerTimeout: Duration = .seconds(2), lingerBytes: Int = 1024 * 1024,
     maxJournalExchanges: Int = 10_000, maxJournalBodyBytes: Int = 1024 * 1024,
-    maxWebSocketMessageBytes: Int = 16 * 1024 * 1024
+    maxWebSocketMessageBytes: Int = 16 * 1024 * 1024, webSocketIdleTimeout: Duration = .seconds(60)
   ) {
     self.maxHeadBytes = maxHeadBytes
     self.maxBodyBytes = maxBodyBytes
@@ -85,6 +90,7 @@ public struct ServerLimits: Sendable, Equatable {
     self.maxJournalExchanges = maxJournalExchanges
     self.maxJournalBodyBytes = maxJournalBodyBytes
     self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
+    self.webSocketIdleTimeout = webSocketIdleTimeout
   }
 }
 

@@ -27,7 +27,9 @@ import HTTPSessionMocksRuntime
 /// 1009), after which the server closes its side at once; the server's ``Connection/stop()``
 /// and a script's close send a close frame (1001, or the script's code) too. After the
 /// server's close the thread waits for the client's (or the end of its stream), at most
-/// ``ServerLimits/lingerTimeout``, then closes the socket.
+/// ``ServerLimits/lingerTimeout``, then closes the socket. A client that sends nothing for half
+/// of ``ServerLimits/webSocketIdleTimeout`` is pinged, and one silent for all of it is closed
+/// with 1001.
 final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
   // @unchecked Sendable: `outbox` and `closed` are only touched with `lock` held; every other
   // field belongs to the connection's thread, the only one that calls `run`.
@@ -122,6 +124,10 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
     /// Set after a frame broke the protocol: what the client sends is discarded.
     var failed = false
     let lingering = Self.nanoseconds(limits.lingerTimeout)
+    let idle = max(Self.nanoseconds(limits.webSocketIdleTimeout), 2)
+    /// When the client last sent a byte, and whether the server pinged it since.
+    var lastHeard = Self.now()
+    var pinged = false
     func sendClose(_ code: UInt16?, _ reason: [UInt8]) -> Bool {
       closing = Self.now() + lingering
       return write(WebSocketFrame.close(code, reason: reason).encoded())
@@ -193,12 +199,18 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
         }
       }
       if lock.withLock({ !outbox.isEmpty }) { continue }
-      var timeout: Int32 = -1
-      if let closing {
-        let now = Self.now()
-        guard now < closing else { return }
-        timeout = Int32(clamping: (closing - now) / 1_000_000 + 1)
+      let now = Self.now()
+      if closing == nil, now - lastHeard >= idle {
+        let reason = Array("no frame from the client for \(limits.webSocketIdleTimeout)".utf8)
+        conversation.doorClosed(.goingAway, reason: Data(reason))
+        guard sendClose(1001, Self.closeReason(reason)) else { return }
+      } else if closing == nil, !pinged, now - lastHeard >= idle / 2 {
+        pinged = true
+        guard write(WebSocketFrame(.ping).encoded()) else { return }
       }
+      let deadline = closing ?? (lastHeard + (pinged ? idle : idle / 2))
+      guard now < deadline || closing == nil else { return }
+      let timeout = Int32(clamping: (deadline > now ? deadline - now : 0) / 1_000_000 + 1)
       let ready = Socket.poll(
         [(fd, Int16(POLLIN)), (wake.readDescriptor, Int16(POLLIN))], timeout: timeout)
       if ready[1] != 0 { wake.drain() }
@@ -206,7 +218,10 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
       switch readBuffer.withUnsafeMutableBytes({ Socket.receive(fd, into: $0) }) {
       case .closed: return
       case .wouldBlock: continue
-      case .bytes(let count): if !failed { parser.append(readBuffer[0..<count]) }
+      case .bytes(let count):
+        lastHeard = Self.now()
+        pinged = false
+        if !failed { parser.append(readBuffer[0..<count]) }
       }
     }
   }

@@ -123,6 +123,29 @@ import Testing
     #expect(mock.webSocketCloses(for: .get("/ws")).map(\.direction) == [.fromServer, .fromClient])
   }
 
+  /// A client that goes quiet is pinged after half the idle timeout; its pong keeps the
+  /// connection, and silence after the next ping closes it with 1001, so idle sockets cannot
+  /// hold every connection slot. (Each wait ends on the server's frame; the socket's 5 s
+  /// receive timeout only bounds a broken server.)
+  @Test func anIdleClientIsPingedThenClosedWith1001() throws {
+    let mock = URLSessionMock()
+    mock.stub(.get("/ws"), with: .webSocket([.send(.string("hello"))]))
+    let server = try mock.startServer(limits: ServerLimits(webSocketIdleTimeout: .seconds(2)))
+    defer { server.stop() }
+    let client = try open(server, "/ws")
+    #expect(frame(from: client) == WebSocketFrame(.text, Array("hello".utf8)))
+    #expect(frame(from: client) == WebSocketFrame(.ping))
+    client.send(masked(WebSocketFrame(.pong)))
+    #expect(frame(from: client) == WebSocketFrame(.ping))
+    let close = try #require(frame(from: client))
+    #expect(close.opcode == .close)
+    #expect(close.payload.prefix(2) == [0x03, 0xE9])  // 1001, going away
+    #expect(String(decoding: close.payload.dropFirst(2), as: UTF8.self).hasPrefix("no frame"))
+    client.send(masked(.close(1001)))
+    #expect(client.closedWithoutData())
+    #expect(mock.webSocketCloses(for: .get("/ws")).map(\.direction).first == .fromServer)
+  }
+
   @Test func aCloseWithoutACodeIsEchoedWithoutOne() throws {
     let (mock, server) = try server([.receive(nil)])
     defer { server.stop() }
