@@ -31,9 +31,7 @@ package struct WireMockMapping: Sendable {
   /// `/__admin/mappings/remove-by-metadata`, such as `{"matchesJsonPath": "$.tags"}`); a
   /// mapping without metadata matches nothing but `absent`.
   package func metadataMatches(pattern: Data, source: String) throws -> Bool {
-    let root = try JSONCursor.parse(pattern, source: source, duplicates: .lastWins)
-    let test = try WireMockFormat.pattern(root)
-    return test.test(metadataJSON.map { String(decoding: $0, as: UTF8.self) })
+    try WireMockMetadataPattern(json: pattern, source: source).matches(self)
   }
 
   init(id: UUID = UUID(), name: String? = nil, entry: MockBundle.Entry, metadata: JSONValue? = nil)
@@ -47,7 +45,7 @@ package struct WireMockMapping: Sendable {
   /// Decodes one mapping object (the body of POST /__admin/mappings); `source` names it in
   /// errors ("POST /__admin/mappings" or a file name).
   package init(json data: Data, source: String) throws {
-    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    let root = try WireMockFormat.adminBody(data, source: source)
     self = try WireMockFormat.mapping(
       root, origin: source, files: BundleFiles(folder: nil, source: source))
   }
@@ -68,7 +66,7 @@ extension RequestMatcher {
   /// A WireMock request pattern (the body of /__admin/requests/count, find, wait's
   /// "pattern"): the "request" part of a mapping on its own.
   package static func wireMockPattern(json data: Data, source: String) throws -> RequestMatcher {
-    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    let root = try WireMockFormat.adminBody(data, source: source)
     return try WireMockFormat.request(root)
   }
 }

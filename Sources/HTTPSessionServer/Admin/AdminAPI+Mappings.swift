@@ -199,30 +199,21 @@ extension AdminAPI {
   /// `{"mappings": [...], "importOptions": {"duplicatePolicy": "OVERWRITE" | "IGNORE",
   /// "deleteAllNotInImport": false}}`: every mapping read before any is added.
   private func importMappings(_ call: AdminCall) -> Reply {
+    let read: WireMockImport
     do {
-      guard
-        let object = try JSONSerialization.jsonObject(with: call.body) as? [String: Any],
-        let list = object["mappings"] as? [Any]
-      else { throw AdminCall.BodyError("the body must be {\"mappings\": [...]}") }
-      let options = object["importOptions"] as? [String: Any] ?? [:]
-      let ignoreDuplicates = (options["duplicatePolicy"] as? String) == "IGNORE"
-      let deleteOthers = (options["deleteAllNotInImport"] as? Bool) ?? false
-      let read = try list.enumerated().map { index, item in
-        try WireMockMapping(
-          json: JSONSerialization.data(withJSONObject: item),
-          source: "\(call.source) mappings[\(index)]")
-      }
-      if deleteOthers {
-        let ids = Set(read.map(\.id))
-        mappings.remove { !ids.contains($0.id) }
-      }
-      for mapping in read where !(ignoreDuplicates && mappings.mapping(mapping.id) != nil) {
-        mappings.add(mapping)
-      }
-      return Reply(200, [String: Any]())
+      read = try WireMockImport(json: call.body, source: call.source)
     } catch {
       return Self.invalid(error)
     }
+    if read.deletesOthers {
+      let ids = Set(read.mappings.map(\.id))
+      mappings.remove { !ids.contains($0.id) }
+    }
+    for mapping in read.mappings
+    where !(read.ignoresDuplicates && mappings.mapping(mapping.id) != nil) {
+      mappings.add(mapping)
+    }
+    return Reply(200, [String: Any]())
   }
 
   /// Writes the mappings added or changed through the API to `mappings/` of the root folder,
@@ -257,22 +248,14 @@ extension AdminAPI {
   }
 
   private func removeByMetadata(_ call: AdminCall) -> Reply {
+    let pattern: WireMockMetadataPattern
     do {
-      // A pattern that cannot be read fails alike for every mapping: then none is removed.
-      var failure: (any Error)?
-      mappings.remove { mapping in
-        do {
-          return try mapping.metadataMatches(pattern: call.body, source: call.source)
-        } catch {
-          failure = error
-          return false
-        }
-      }
-      if let failure { throw failure }
-      return Reply(200, [String: Any]())
+      pattern = try WireMockMetadataPattern(json: call.body, source: call.source)
     } catch {
       return Self.invalid(error)
     }
+    mappings.remove(where: pattern.matches)
+    return Reply(200, [String: Any]())
   }
 
   // MARK: - Scenarios
@@ -301,13 +284,11 @@ extension AdminAPI {
     guard mock.scenarioNames.contains(name) else {
       return Reply(404, AdminJSON.errors(code: 404, title: "Scenario \(name) does not exist"))
     }
-    let object = try? JSONSerialization.jsonObject(with: call.body) as? [String: Any]
-    guard let state = object?["state"] as? String else {
-      return Reply(
-        422,
-        AdminJSON.errors(
-          code: 10, title: "Error parsing JSON", detail: "The body must be {\"state\": \"...\"}.",
-          pointer: "/state"))
+    let state: String
+    do {
+      state = try WireMockMapping.scenarioState(json: call.body, source: call.source)
+    } catch {
+      return Self.invalid(error)
     }
     mock.setScenarioState(state, of: name)
     return Reply(200, [String: Any]())
