@@ -164,6 +164,13 @@ extension WireMockMapping {
     let root = try WireMockFormat.adminBody(data, source: source)
     return try root.required("state", "the scenario's new state").string()
   }
+
+  /// The id a path segment names (`/__admin/mappings/{id}`), or `nil` unless the segment is
+  /// exactly a UUID as the server writes them: 36 characters, hexadecimal digits in groups of
+  /// 8-4-4-4-12, in either case. No trailing bytes, NUL or other, are skipped.
+  package static func id(exactly text: String) -> UUID? {
+    WireMockFormat.exactUUID(text)
+  }
 }
 
 extension MockBundleError {
@@ -245,5 +252,23 @@ extension WireMockFormat {
       throw MockBundleError(.malformed, source: source, "the body is empty; expected a JSON object")
     }
     return try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+  }
+
+  /// `text` as a UUID when it is exactly one (see ``WireMockMapping/id(exactly:)``).
+  static func exactUUID(_ text: String) -> UUID? {
+    var count = 0
+    for (offset, byte) in text.utf8.enumerated() {
+      count += 1
+      guard count <= 36 else { return nil }
+      if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+        guard byte == UInt8(ascii: "-") else { return nil }
+      } else {
+        let isHex =
+          (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte)
+          || (0x61...0x66).contains(byte)
+        guard isHex else { return nil }
+      }
+    }
+    return count == 36 ? UUID(uuidString: text) : nil
   }
 }

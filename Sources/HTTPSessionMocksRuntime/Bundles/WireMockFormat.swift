@@ -223,7 +223,8 @@ enum WireMockFormat {
     var id: UUID?
     for key in ["id", "uuid"] {
       guard let member = try cursor.optional(key), !member.isNull else { continue }
-      guard let parsed = UUID(uuidString: try member.string()) else {
+      // Exactly a UUID: Foundation's parser skips what follows one (`...-38c9b00da3f7\u0000x`).
+      guard let parsed = exactUUID(try member.string()) else {
         throw member.expected("a UUID such as 8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7")
       }
       if let id, id != parsed { throw member.fail("differs from \"id\"; give one UUID") }

@@ -115,6 +115,25 @@ final class AdminMappings: @unchecked Sendable {
   }
 }
 
+extension WireMockMapping {
+  /// The name of the file `POST /__admin/mappings/save` writes this mapping to:
+  /// `name-id.json`, the name lowercased with every character but letters and digits made `-`
+  /// and cut to its first 200 bytes of UTF-8 (WireMock cuts it to 200 characters), so that the
+  /// whole name (at most 242 bytes) fits every file system's limit of 255; `id.json` without a
+  /// name.
+  var savedFileName: String {
+    var slug = ""
+    var bytes = 0
+    for character in (name ?? "").lowercased() {
+      let kept: Character = character.isLetter || character.isNumber ? character : "-"
+      bytes += kept.utf8.count
+      guard bytes <= 200 else { break }
+      slug.append(kept)
+    }
+    return (slug.isEmpty ? "" : slug + "-") + id.uuidString.lowercased() + ".json"
+  }
+}
+
 extension AdminAPI {
   /// The mappings and scenarios endpoints, or `nil` when `call` is not one of them.
   func mappingReply(to call: AdminCall) -> Reply? {
@@ -140,12 +159,12 @@ extension AdminAPI {
     case ("POST", ["mappings", "remove-by-metadata"]):
       return removeByMetadata(call)
     case ("GET", let path) where path.count == 2 && path[0] == "mappings":
-      guard let id = UUID(uuidString: path[1]), let mapping = mappings.mapping(id) else {
+      guard let id = WireMockMapping.id(exactly: path[1]), let mapping = mappings.mapping(id) else {
         return Self.noMapping(path[1])
       }
       return Self.replying { Reply(200, try Self.object(mapping)) }
     case ("PUT", let path) where path.count == 2 && path[0] == "mappings":
-      guard let id = UUID(uuidString: path[1]), mappings.mapping(id) != nil else {
+      guard let id = WireMockMapping.id(exactly: path[1]), mappings.mapping(id) != nil else {
         return Self.noMapping(path[1])
       }
       return decoding(call) { mapping in
@@ -155,7 +174,8 @@ extension AdminAPI {
         return Reply(200, try Self.object(mapping))
       }
     case ("DELETE", let path) where path.count == 2 && path[0] == "mappings":
-      guard let id = UUID(uuidString: path[1]), mappings.remove(where: { $0.id == id }) > 0
+      guard let id = WireMockMapping.id(exactly: path[1]),
+        mappings.remove(where: { $0.id == id }) > 0
       else { return Self.noMapping(path[1]) }
       return Reply(200, [String: Any]())
     case ("GET", ["scenarios"]):
@@ -217,9 +237,10 @@ extension AdminAPI {
   }
 
   /// Writes the mappings added or changed through the API to `mappings/` of the root folder,
-  /// one file a mapping named by its name and id, as WireMock does; the root's own mappings
-  /// are in their files already, and no other file is touched (a root mapping changed through
-  /// the API is written to a new file, beside its old one).
+  /// one file a mapping named by its name and id (``WireMockMapping/savedFileName``), as
+  /// WireMock does; the root's own mappings are in their files already, and no other file is
+  /// touched (a root mapping changed through the API is written to a new file, beside its old
+  /// one).
   private func saveMappings() -> Reply {
     guard let root = settings.rootDirectory else {
       return Reply(
@@ -230,21 +251,16 @@ extension AdminAPI {
             + "--root-dir DIR), so it has nowhere to save mappings."))
     }
     return Self.replying {
+      // Every file's name and text first, then the writes: a mapping that cannot be written
+      // (its JSON cannot be made) leaves no file written, instead of some.
+      let files = try mappings.unsaved.map { ($0.savedFileName, try $0.json()) }
       let folder = root.appendingPathComponent("mappings", isDirectory: true)
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      for mapping in mappings.unsaved {
-        let name =
-          (mapping.name.map(Self.fileName).map { $0 + "-" } ?? "")
-          + mapping.id.uuidString.lowercased() + ".json"
-        try mapping.json().write(to: folder.appendingPathComponent(name), options: .atomic)
+      for (name, data) in files {
+        try data.write(to: folder.appendingPathComponent(name), options: .atomic)
       }
       return Reply(200, [String: Any]())
     }
-  }
-
-  /// A mapping's name as part of a file name: letters, digits and `-`.
-  private static func fileName(_ name: String) -> String {
-    String(name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
   }
 
   private func removeByMetadata(_ call: AdminCall) -> Reply {

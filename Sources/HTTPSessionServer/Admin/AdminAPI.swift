@@ -401,9 +401,12 @@ struct AdminCall {
     var origin = "\(parts?.scheme ?? "http")://\(parts?.host ?? "127.0.0.1")"
     if let port = parts?.port { origin += ":\(port)" }
     self.origin = origin
-    let full = parts?.path ?? "/__admin"
+    // Each segment decoded on its own, so that `%2F` is a character of a segment (a scenario
+    // named `a/b`) and never splits one; a segment that does not decode is kept as sent, and
+    // names nothing.
+    let full = parts?.percentEncodedPath ?? "/__admin"
     let below = full.dropFirst("/__admin".count)
-    segments = below.split(separator: "/").map(String.init)
+    segments = below.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
     path = segments.joined(separator: "/")
     var query: [String: String] = [:]
     for item in parts?.queryItems ?? [] where query[item.name] == nil {
