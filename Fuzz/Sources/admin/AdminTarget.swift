@@ -98,6 +98,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
       check(admin.mappings.mapping(knownUUID) != nil, "DELETE \(path) removed \(knownID)")
     }
   }
+  checkGuard(segment)
   if let request = adminRequest("POST", "/requests/wait", body) {
     switch admin.startWait(AdminCall(request)) {
     case .answer(let reply): checkAnswer(reply.status, reply.body, "POST /requests/wait")
@@ -147,5 +148,38 @@ private func checkAnswer(_ status: Int?, _ body: Data, _ route: String) {
   check(error?["code"] is Int, "\(route) 422 without a code: \(text)")
   if let pointer = (error?["source"] as? [String: Any])?["pointer"] {
     check((pointer as? String)?.hasPrefix("/") == true, "\(route) pointer \(pointer): \(text)")
+  }
+}
+
+/// `AdminGuard` on the segment as a `Host`, an `Origin` and a `Sec-Fetch-Site`: it decides
+/// without trapping, passes exactly the server's own names with its port, and refuses a
+/// state-changing request from any origin but the server's own.
+private func checkGuard(_ value: String) {
+  guard let url = URL(string: "http://127.0.0.1:8080/__admin/mappings"),
+    let guarding = AdminGuard(serverURL: url)
+  else { return check(false, "no guard for \(base)") }
+  let own: Set = ["127.0.0.1:8080", "localhost:8080", "[::1]:8080"]
+  for method in ["GET", "POST"] {
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.setValue(value, forHTTPHeaderField: "Host")
+    // Foundation may drop or change a value it cannot store; the guard reads what is stored.
+    let host = request.value(forHTTPHeaderField: "Host")
+    let passes = guarding.refusal(of: request) == nil
+    check(
+      passes == (host.map { own.contains($0.lowercased()) } ?? false),
+      "Host \(value.debugDescription) \(passes ? "passed" : "was refused")")
+    request.setValue("127.0.0.1:8080", forHTTPHeaderField: "Host")
+    request.setValue(value, forHTTPHeaderField: "Origin")
+    let origin = request.value(forHTTPHeaderField: "Origin")
+    let ownOrigin =
+      origin.map { given in own.contains { "http://\($0)" == given.lowercased() } }
+      ?? true
+    check(
+      (guarding.refusal(of: request) == nil) == (method == "GET" || ownOrigin),
+      "\(method) with Origin \(value.debugDescription)")
+    request.setValue(nil, forHTTPHeaderField: "Origin")
+    request.setValue(value, forHTTPHeaderField: "Sec-Fetch-Site")
+    _ = guarding.refusal(of: request)
   }
 }
