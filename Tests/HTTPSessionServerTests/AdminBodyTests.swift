@@ -28,6 +28,8 @@ import Testing
   static let importing = "/__admin/mappings/import"
   static let wait = "/__admin/requests/wait"
   static let mapping = #"{"request": {"url": "/a"}, "response": {"status": 200}}"#
+  static let injecting =
+    #"{"request": {"url": "/p"}, "response": {"proxyBaseUrl": "http://127.0.0.1:1", "additionalProxyRequestHeaders": {"X-A": "a\r\nX-Injected: 1"}}}"#
 
   static let badBodies: [BadBody] = [
     // A bare value where a mapping belongs (each of these ended the process).
@@ -72,6 +74,15 @@ import Testing
       "POST", "/__admin/mappings", #"{"request": {}, "response": {"headers": {"a/b~c": 1}}}"#,
       "/response/headers/a~1b~0c"),
     BadBody("POST", "/__admin/mappings/remove-by-metadata", "1", "/"),
+    // Header fields that would end their line and start another (a smuggled header or request).
+    BadBody("POST", "/__admin/mappings", injecting, "/response/additionalProxyRequestHeaders/X-A"),
+    BadBody(
+      "POST", importing, #"{"mappings": [\#(mapping), \#(injecting)]}"#,
+      "/mappings/1/response/additionalProxyRequestHeaders/X-A"),
+    BadBody(
+      "POST", "/__admin/mappings",
+      #"{"request": {}, "response": {"headers": {"X-B": "b\nSet-Cookie: x=1"}}}"#,
+      "/response/headers/X-B"),
   ]
 
   @Test(arguments: badBodies)

@@ -603,7 +603,10 @@ enum WireMockFormat {
     var added: [String: String] = [:]
     if let headers = try cursor.optional("additionalProxyRequestHeaders"), !headers.isNull {
       for member in try headers.members() {
-        added[member.key] = try headers.member(member.key, member.value).string()
+        // Sent upstream as given: a line break here would be a header or request of its own.
+        let value = headers.member(member.key, member.value)
+        if let problem = HeaderFieldText.nameProblem(member.key) { throw value.fail(problem) }
+        added[member.key] = try HeadCoding.headerValue(value, name: member.key)
       }
     }
     var removed: [String] = []
