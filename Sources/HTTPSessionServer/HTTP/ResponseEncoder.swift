@@ -290,6 +290,7 @@ enum ResponseEncoder {
     case 502: "Bad Gateway"
     case 503: "Service Unavailable"
     case 504: "Gateway Timeout"
+    case 508: "Loop Detected"
     default: "Status \(status)"
     }
   }
