@@ -1,8 +1,9 @@
 import Foundation
 import HTTPSessionMocks
-import HTTPSessionServer
 import TestSupport
 import Testing
+
+@testable import HTTPSessionServer
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -146,6 +147,25 @@ import Testing
       ["Host: evil.example:\(server.port)", "Origin: http://evil.example"])
     #expect(answer.status == 200)
     #expect(answer.body == "a")
+  }
+
+  /// The names a server on `::1`, or on port 80, answers to, without a socket.
+  @Test func theGuardKnowsBracketedAddressesAndTheDefaultPort() throws {
+    let v6URL = try #require(URL(string: "http://[::1]:8080/x"))
+    let v6 = try #require(AdminGuard(serverURL: v6URL))
+    #expect(v6.isOwn(authority: "[::1]:8080"))
+    #expect(v6.isOwn(authority: "127.0.0.1:8080"))
+    #expect(!v6.isOwn(authority: "::1:8080"))
+    #expect(!v6.isOwn(authority: "[::1]"))
+    #expect(!v6.isOwn(authority: "[::1]:08080"))
+    #expect(v6.isOwn(origin: "http://[::1]:8080"))
+    #expect(!v6.isOwn(origin: "https://[::1]:8080"))
+    let webURL = try #require(URL(string: "http://localhost:80/x"))
+    let web = try #require(AdminGuard(serverURL: webURL))
+    #expect(web.isOwn(authority: "localhost"))
+    #expect(web.isOwn(authority: "127.0.0.1:80"))
+    #expect(web.isOwn(origin: "http://localhost"))
+    #expect(!web.isOwn(authority: "localhost:8080"))
   }
 
   /// A real browser: a page of another origin (a second server) posts a mapping and a shutdown
