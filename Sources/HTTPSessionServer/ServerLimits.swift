@@ -99,8 +99,23 @@ extension Duration {
   var pollMilliseconds: Int32 {
     let (seconds, attoseconds) = components
     let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
-    guard !milliseconds.overflow else { return Int32.max }
-    let total = milliseconds.partialValue + attoseconds / 1_000_000_000_000_000
-    return Int32(clamping: max(total, 1))
+    guard !milliseconds.overflow else { return seconds < 0 ? 1 : Int32.max }
+    let total = milliseconds.partialValue.addingReportingOverflow(
+      attoseconds / 1_000_000_000_000_000)
+    guard !total.overflow else { return seconds < 0 ? 1 : Int32.max }
+    return Int32(clamping: max(total.partialValue, 1))
+  }
+
+  /// The duration in nanoseconds for a deadline on the uptime clock: 0 for a negative one, at
+  /// most `UInt64.max / 2`, so that `now + nanoseconds` cannot overflow however long a limit
+  /// is (a limit of centuries waits as long as forever).
+  var deadlineNanoseconds: UInt64 {
+    let (seconds, attoseconds) = components
+    let cap = UInt64.max / 2
+    guard seconds >= 0 else { return 0 }
+    let whole = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+    guard !whole.overflow, whole.partialValue < cap else { return cap }
+    // Below `cap` plus less than a second: no overflow.
+    return min(whole.partialValue + UInt64(clamping: max(attoseconds, 0) / 1_000_000_000), cap)
   }
 }

@@ -112,6 +112,10 @@ import Testing
     #expect(((one.json?["request"] as? [String: Any])?["url"] as? String) == "/a")
     let other = UUID().uuidString
     #expect(try await admin.call("GET", "/__admin/requests/\(other)").status == 404)
+    let signed = id.dropLast(12) + "+" + id.suffix(11)
+    for wrong in [signed, id + "%00", id + "0"] {
+      #expect(try await admin.call("GET", "/__admin/requests/\(wrong)").status == 404, "\(wrong)")
+    }
   }
 
   @Test func countsAndFindsTheRequestsAPatternMatches() async throws {
@@ -325,6 +329,51 @@ import Testing
     #expect(try await admin.call("GET", "/a").text == "a")
   }
 
+  @Test func aMappingIDIsExactlyTheUUID() async throws {
+    let (_, server, admin) = try served()
+    defer { server.stop() }
+    let created = try await admin.call("POST", "/__admin/mappings", Self.hello)
+    let id = try #require(created.json?["id"] as? String)
+    // Each of these once named the mapping: the id's parser skipped what followed the UUID.
+    for suffix in ["%00zzz", "%00", "zzz", "%20", "0"] {
+      for method in ["GET", "PUT", "DELETE"] {
+        let answer = try await admin.call(
+          method, "/__admin/mappings/\(id)\(suffix)", method == "PUT" ? Self.hello : nil)
+        #expect(answer.status == 404, "\(method) \(id)\(suffix): \(answer.text)")
+      }
+    }
+    #expect(try await admin.call("GET", "/hello").text == "hi")
+    // Any case, as WireMock reads a UUID.
+    #expect(try await admin.call("GET", "/__admin/mappings/\(id.uppercased())").status == 200)
+    #expect(try await admin.call("DELETE", "/__admin/mappings/\(id.uppercased())").status == 200)
+    #expect(try await admin.call("GET", "/hello").status == 404)
+  }
+
+  @Test func saveWritesEveryMappingOrNoneAndCutsLongNames() async throws {
+    let folder = try TemporaryFolder("admin-save")
+    let mock = URLSessionMock()
+    let server = try mock.startServer(
+      admin: AdminSettings(rootDirectory: folder.url), observer: nil)
+    defer { server.stop() }
+    let admin = AdminClient(server.baseURL)
+    let long = String(repeating: "n", count: 300)
+    for name in ["short", long] {
+      let mapping =
+        #"{"name": "\#(name)", "request": {"url": "/\#(name.prefix(5))"}, "response": {"status": 200}}"#
+      #expect(try await admin.call("POST", "/__admin/mappings", mapping).status == 201)
+    }
+    let saved = try await admin.call("POST", "/__admin/mappings/save")
+    #expect(saved.status == 200, "\(saved.text)")
+    let names = try FileManager.default.contentsOfDirectory(
+      atPath: folder.appendingPathComponent("mappings").path)
+    #expect(names.count == 2, "\(names)")
+    #expect(names.contains { $0.hasPrefix("short-") })
+    let cut = try #require(names.first { $0.hasPrefix("nnn") })
+    // WireMock 2.35.1 cuts a name to 200 characters: name-id.json is 242 bytes.
+    #expect(cut.utf8.count == 242)
+    #expect(cut.hasPrefix(String(repeating: "n", count: 200) + "-"))
+  }
+
   @Test func saveWithoutARootFolderAnswers422() async throws {
     let (_, server, admin) = try served()
     defer { server.stop() }
@@ -356,6 +405,22 @@ import Testing
       try await admin.call("PUT", "/__admin/scenarios/nope/state", #"{"state": "x"}"#).status == 404
     )
     #expect(try await admin.call("PUT", "/__admin/scenarios/cart/state", "{}").status == 422)
+  }
+
+  @Test func aScenarioNameIsOnePathSegmentDecoded() async throws {
+    let (mock, server, admin) = try served()
+    defer { server.stop() }
+    try await admin.call(
+      "POST", "/__admin/mappings",
+      #"{"scenarioName": "a/b c", "requiredScenarioState": "Started", "request": {"url": "/s"}, "response": {"status": 200}}"#
+    )
+    let set = try await admin.call(
+      "PUT", "/__admin/scenarios/a%2Fb%20c/state", #"{"state": "moved"}"#)
+    #expect(set.status == 200, "\(set.text)")
+    #expect(mock.scenarioState(of: "a/b c") == "moved")
+    #expect(
+      try await admin.call("PUT", "/__admin/scenarios/a/b%20c/state", #"{"state": "x"}"#).status
+        == 404)
   }
 
   // MARK: - Shutdown

@@ -561,6 +561,30 @@ import Testing
     #expect(ServerLimits().idleTimeout == .seconds(30))
   }
 
+  /// Limits of any length, centuries or `Duration`'s largest: deadlines saturate instead of
+  /// overflowing (`.seconds(18_446_744_073)` and a fraction made `now + timeout` trap in every
+  /// connection's thread, and so the process).
+  @Test(arguments: [
+    Duration.seconds(18_446_744_073) + .nanoseconds(999_999_999),
+    .seconds(Int64.max) + .nanoseconds(999_999_999), .seconds(Int64.max / 1000),
+  ])
+  func limitsOfAnyLengthServe(_ long: Duration) throws {
+    let mock = URLSessionMock()
+    mock.stub(.any, with: .text("fine"))
+    let limits = ServerLimits(
+      headerTimeout: long, bodyTimeout: long, minBodyRatePeriod: long, idleTimeout: long,
+      lingerTimeout: long)
+    let server = try mock.startServer(limits: limits)
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi")
+    #expect(client.readResponse()?.body == "fine")
+    // A refusal lingers for `lingerTimeout`; the client's close ends it.
+    let bad = try RawClient(port: server.port)
+    bad.send("GET / HTTP/1.1\r\n\r\n")
+    #expect(bad.readResponse()?.status == 400)
+  }
+
   // MARK: - Static directories over the wire
 
   @Test func aServedDirectoryNeverLeaksOutsideItsRootOverTheWire() throws {

@@ -78,9 +78,60 @@ enum DurationCoding {
   }
 }
 
+/// The header fields that a stub makes the package send (a response's headers, the request
+/// headers a proxy adds), checked where a file gives them: a name that is not a token, or a value
+/// holding CR, LF or NUL, would end its line and start another header of the file's choosing, or
+/// another message (request smuggling), so it is refused at load, naming the field.
+enum HeaderFieldText {
+  /// Why `name` cannot be a header name (RFC 9110's `token`: one or more letters, digits and
+  /// the 15 marks `tchar` allows), or `nil` when it can.
+  static func nameProblem(_ name: String) -> String? {
+    var quoted = ""
+    JSONWriter.quote(name, into: &quoted)
+    guard let bad = name.unicodeScalars.first(where: { !isTokenCharacter($0) }) else {
+      return name.isEmpty ? "\(quoted) is not a header name: a name has one character or more" : nil
+    }
+    return "\(quoted) is not a header name: a name holds only letters, digits and "
+      + "!#$%&'*+-.^_`|~ (RFC 9110), and this one holds \(describe(bad))"
+      + (isLineBreak(bad) ? ", which would end the header's line and start another" : "")
+  }
+
+  /// Why `value` cannot be the value of the header `name` (it holds CR, LF or NUL), or `nil`
+  /// when it can.
+  static func valueProblem(_ value: String, name: String) -> String? {
+    guard let bad = value.unicodeScalars.first(where: isLineBreak) else { return nil }
+    return "the value of the header \(name) holds \(describe(bad)), which would end the header's "
+      + "line and start another header or request; a header value may not hold CR, LF or NUL"
+  }
+
+  private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+    scalar == "\r" || scalar == "\n" || scalar == "\0"
+  }
+
+  private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar {
+    case "0"..."9", "A"..."Z", "a"..."z": return true
+    default: return "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar)
+    }
+  }
+
+  private static func describe(_ scalar: Unicode.Scalar) -> String {
+    let code = String(scalar.value, radix: 16, uppercase: true)
+    let number = "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
+    switch scalar {
+    case "\r": return "a carriage return (\(number))"
+    case "\n": return "a line feed (\(number))"
+    case "\0": return "NUL (\(number))"
+    case " ": return "a space (\(number))"
+    default: return "\(String(scalar).debugDescription) (\(number))"
+    }
+  }
+}
+
 /// What a response's head says in both formats that carry one (ours and WireMock's): the
 /// headers, where a value is a string or, for a header sent several times (`Set-Cookie`), an
-/// array of strings, and the status line's text.
+/// array of strings, and the status line's text. Every header is checked by
+/// ``HeaderFieldText``.
 struct HeadCoding {
   /// Headers with one value.
   var fields: [String: String] = [:]
@@ -94,12 +145,15 @@ struct HeadCoding {
     if let given = try cursor.optional("headers") {
       for member in try given.members() {
         let value = given.member(member.key, member.value)
+        if let problem = HeaderFieldText.nameProblem(member.key) { throw value.fail(problem) }
         if case .array = value.node {
           var values: [String] = []
-          for element in try value.elements() { values.append(try element.string()) }
+          for element in try value.elements() {
+            values.append(try Self.headerValue(element, name: member.key))
+          }
           multiValued.append((member.key, values))
         } else {
-          fields[member.key] = try value.string()
+          fields[member.key] = try Self.headerValue(value, name: member.key)
         }
       }
     }
@@ -108,6 +162,13 @@ struct HeadCoding {
       if let problem = StubResponse.reasonPhraseProblem(phrase) { throw given.fail(problem) }
       reasonPhrase = phrase
     }
+  }
+
+  /// The string at `cursor`, the value of the header `name`, when it is one a header can carry.
+  static func headerValue(_ cursor: JSONCursor, name: String) throws(MockBundleError) -> String {
+    let text = try cursor.string()
+    if let problem = HeaderFieldText.valueProblem(text, name: name) { throw cursor.fail(problem) }
+    return text
   }
 
   /// `response` with the multi-valued headers and the reason phrase added.

@@ -31,9 +31,7 @@ package struct WireMockMapping: Sendable {
   /// `/__admin/mappings/remove-by-metadata`, such as `{"matchesJsonPath": "$.tags"}`); a
   /// mapping without metadata matches nothing but `absent`.
   package func metadataMatches(pattern: Data, source: String) throws -> Bool {
-    let root = try JSONCursor.parse(pattern, source: source, duplicates: .lastWins)
-    let test = try WireMockFormat.pattern(root)
-    return test.test(metadataJSON.map { String(decoding: $0, as: UTF8.self) })
+    try WireMockMetadataPattern(json: pattern, source: source).matches(self)
   }
 
   init(id: UUID = UUID(), name: String? = nil, entry: MockBundle.Entry, metadata: JSONValue? = nil)
@@ -47,7 +45,7 @@ package struct WireMockMapping: Sendable {
   /// Decodes one mapping object (the body of POST /__admin/mappings); `source` names it in
   /// errors ("POST /__admin/mappings" or a file name).
   package init(json data: Data, source: String) throws {
-    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    let root = try WireMockFormat.adminBody(data, source: source)
     self = try WireMockFormat.mapping(
       root, origin: source, files: BundleFiles(folder: nil, source: source))
   }
@@ -68,7 +66,7 @@ extension RequestMatcher {
   /// A WireMock request pattern (the body of /__admin/requests/count, find, wait's
   /// "pattern"): the "request" part of a mapping on its own.
   package static func wireMockPattern(json data: Data, source: String) throws -> RequestMatcher {
-    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    let root = try WireMockFormat.adminBody(data, source: source)
     return try WireMockFormat.request(root)
   }
 }
@@ -225,7 +223,8 @@ enum WireMockFormat {
     var id: UUID?
     for key in ["id", "uuid"] {
       guard let member = try cursor.optional(key), !member.isNull else { continue }
-      guard let parsed = UUID(uuidString: try member.string()) else {
+      // Exactly a UUID: Foundation's parser skips what follows one (`...-38c9b00da3f7\u0000x`).
+      guard let parsed = exactUUID(try member.string()) else {
         throw member.expected("a UUID such as 8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7")
       }
       if let id, id != parsed { throw member.fail("differs from \"id\"; give one UUID") }
@@ -604,7 +603,10 @@ enum WireMockFormat {
     var added: [String: String] = [:]
     if let headers = try cursor.optional("additionalProxyRequestHeaders"), !headers.isNull {
       for member in try headers.members() {
-        added[member.key] = try headers.member(member.key, member.value).string()
+        // Sent upstream as given: a line break here would be a header or request of its own.
+        let value = headers.member(member.key, member.value)
+        if let problem = HeaderFieldText.nameProblem(member.key) { throw value.fail(problem) }
+        added[member.key] = try HeadCoding.headerValue(value, name: member.key)
       }
     }
     var removed: [String] = []

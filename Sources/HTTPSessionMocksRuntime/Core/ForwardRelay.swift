@@ -55,6 +55,12 @@ final class ForwardRelay: @unchecked Sendable {
     }
   }
 
+  /// What the receiver of the forwarding double's task sends for a forward of the wrapped
+  /// task's request (see `Receiver.forwarding(_:)`).
+  func forwarding(_ request: URLRequest) -> URLRequest {
+    receiver.forwarding(request)
+  }
+
   /// Records `answer` to the forwarded task, marks the task completed (if it is still there:
   /// the test may have dropped it, and its answer still counts), then delivers it.
   func deliver(_ answer: Answer) {

@@ -21,6 +21,16 @@ enum Receiver: Sendable {
     if case .sink(let sink) = self { sink.recorded(exchange) }
   }
 
+  /// What is sent for a forward of this task's request (see `ResponseSink.forwarding(_:)`):
+  /// the sink's say, through any relays of doubles between; the handler has none.
+  func forwarding(_ request: URLRequest) -> URLRequest {
+    switch self {
+    case .sink(let sink): return sink.forwarding(request)
+    case .handler: return request
+    case .relay(let relay): return relay.forwarding(request)
+    }
+  }
+
   /// Hands over a whole answer: to the sink, or straight to the handler, with URLSession's
   /// three arguments.
   func deliver(_ answer: Answer) {

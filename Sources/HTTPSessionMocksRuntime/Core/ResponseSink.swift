@@ -38,6 +38,12 @@ package protocol ResponseSink: AnyObject, Sendable {
   /// lock held, in the critical region that records it: keep the value, call nothing. By
   /// default, nothing.
   func recorded(_ exchange: Exchange)
+  /// The request the mock is about to send on to another session for this exchange (a proxied
+  /// stub's, a pass-through policy's), and what is sent instead: a door that is itself a hop on
+  /// the way (the loopback server) adds its `Via` element, and notes where the request goes, so
+  /// that it can name the upstream if the answer fails. Called once for each forward, before
+  /// the forwarded request is made, without the core's lock. By default, the request as it is.
+  func forwarding(_ request: URLRequest) -> URLRequest
 }
 
 extension ResponseSink {
@@ -48,6 +54,8 @@ extension ResponseSink {
   }
 
   package func recorded(_ exchange: Exchange) {}
+
+  package func forwarding(_ request: URLRequest) -> URLRequest { request }
 }
 
 /// How an exchange ended.

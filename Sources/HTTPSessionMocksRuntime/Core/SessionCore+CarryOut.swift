@@ -250,7 +250,8 @@ extension SessionCore {
       return
     }
     let relay = ForwardRelay(for: task, request, receiver, in: self, stub: stub)
-    let request = upstream ?? request
+    // The door may add to what is sent (the loopback server's `Via` hop).
+    let request = receiver.forwarding(upstream ?? request)
     let depth = Forwarding.depth(of: task) + 1
     guard let core else {
       let inner = Forwarding.makeTask(task.kind, request, in: session, relay: relay.handler)

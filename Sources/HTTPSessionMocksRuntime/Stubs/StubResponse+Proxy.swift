@@ -37,7 +37,9 @@ extension StubResponse {
   /// `Proxy-Connection`): the upstream session sets its own. Then the fields of
   /// `removingHeaders` are taken out (WireMock's `removeProxyRequestHeaders`) and those of
   /// `addingHeaders` are set, replacing any value of the same name
-  /// (`additionalProxyRequestHeaders`).
+  /// (`additionalProxyRequestHeaders`). A field of `addingHeaders` whose name is not a token or
+  /// whose value holds CR, LF or NUL would end its line and start another header or request
+  /// upstream, so the stub is invalid instead: the test that uses it fails, naming the field.
   ///
   /// The exchange is recorded as the stub's, with the request the mock received and the
   /// answer the upstream gave.
@@ -58,7 +60,15 @@ extension StubResponse {
     to baseURL: URL, through session: (any HTTPSession)? = nil,
     addingHeaders: [String: String] = [:], removingHeaders: [String] = []
   ) -> StubResponse {
-    StubResponse(
+    // Sent upstream as given: a line break in a field would be a header or request of its own.
+    for (name, value) in addingHeaders.sorted(by: { $0.key < $1.key }) {
+      if let problem =
+        HeaderFieldText.nameProblem(name) ?? HeaderFieldText.valueProblem(value, name: name)
+      {
+        return StubResponse(.invalid("The proxy cannot add this header: \(problem)."))
+      }
+    }
+    return StubResponse(
       .proxy(
         Proxy(
           baseURL: baseURL, upstream: session.map(Proxy.Upstream.session) ?? .own(OwnSession()),

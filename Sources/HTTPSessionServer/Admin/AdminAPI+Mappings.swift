@@ -115,6 +115,25 @@ final class AdminMappings: @unchecked Sendable {
   }
 }
 
+extension WireMockMapping {
+  /// The name of the file `POST /__admin/mappings/save` writes this mapping to:
+  /// `name-id.json`, the name lowercased with every character but letters and digits made `-`
+  /// and cut to its first 200 bytes of UTF-8 (WireMock cuts it to 200 characters), so that the
+  /// whole name (at most 242 bytes) fits every file system's limit of 255; `id.json` without a
+  /// name.
+  var savedFileName: String {
+    var slug = ""
+    var bytes = 0
+    for character in (name ?? "").lowercased() {
+      let kept: Character = character.isLetter || character.isNumber ? character : "-"
+      bytes += kept.utf8.count
+      guard bytes <= 200 else { break }
+      slug.append(kept)
+    }
+    return (slug.isEmpty ? "" : slug + "-") + id.uuidString.lowercased() + ".json"
+  }
+}
+
 extension AdminAPI {
   /// The mappings and scenarios endpoints, or `nil` when `call` is not one of them.
   func mappingReply(to call: AdminCall) -> Reply? {
@@ -140,12 +159,12 @@ extension AdminAPI {
     case ("POST", ["mappings", "remove-by-metadata"]):
       return removeByMetadata(call)
     case ("GET", let path) where path.count == 2 && path[0] == "mappings":
-      guard let id = UUID(uuidString: path[1]), let mapping = mappings.mapping(id) else {
+      guard let id = WireMockMapping.id(exactly: path[1]), let mapping = mappings.mapping(id) else {
         return Self.noMapping(path[1])
       }
       return Self.replying { Reply(200, try Self.object(mapping)) }
     case ("PUT", let path) where path.count == 2 && path[0] == "mappings":
-      guard let id = UUID(uuidString: path[1]), mappings.mapping(id) != nil else {
+      guard let id = WireMockMapping.id(exactly: path[1]), mappings.mapping(id) != nil else {
         return Self.noMapping(path[1])
       }
       return decoding(call) { mapping in
@@ -155,7 +174,8 @@ extension AdminAPI {
         return Reply(200, try Self.object(mapping))
       }
     case ("DELETE", let path) where path.count == 2 && path[0] == "mappings":
-      guard let id = UUID(uuidString: path[1]), mappings.remove(where: { $0.id == id }) > 0
+      guard let id = WireMockMapping.id(exactly: path[1]),
+        mappings.remove(where: { $0.id == id }) > 0
       else { return Self.noMapping(path[1]) }
       return Reply(200, [String: Any]())
     case ("GET", ["scenarios"]):
@@ -199,36 +219,28 @@ extension AdminAPI {
   /// `{"mappings": [...], "importOptions": {"duplicatePolicy": "OVERWRITE" | "IGNORE",
   /// "deleteAllNotInImport": false}}`: every mapping read before any is added.
   private func importMappings(_ call: AdminCall) -> Reply {
+    let read: WireMockImport
     do {
-      guard
-        let object = try JSONSerialization.jsonObject(with: call.body) as? [String: Any],
-        let list = object["mappings"] as? [Any]
-      else { throw AdminCall.BodyError("the body must be {\"mappings\": [...]}") }
-      let options = object["importOptions"] as? [String: Any] ?? [:]
-      let ignoreDuplicates = (options["duplicatePolicy"] as? String) == "IGNORE"
-      let deleteOthers = (options["deleteAllNotInImport"] as? Bool) ?? false
-      let read = try list.enumerated().map { index, item in
-        try WireMockMapping(
-          json: JSONSerialization.data(withJSONObject: item),
-          source: "\(call.source) mappings[\(index)]")
-      }
-      if deleteOthers {
-        let ids = Set(read.map(\.id))
-        mappings.remove { !ids.contains($0.id) }
-      }
-      for mapping in read where !(ignoreDuplicates && mappings.mapping(mapping.id) != nil) {
-        mappings.add(mapping)
-      }
-      return Reply(200, [String: Any]())
+      read = try WireMockImport(json: call.body, source: call.source)
     } catch {
       return Self.invalid(error)
     }
+    if read.deletesOthers {
+      let ids = Set(read.mappings.map(\.id))
+      mappings.remove { !ids.contains($0.id) }
+    }
+    for mapping in read.mappings
+    where !(read.ignoresDuplicates && mappings.mapping(mapping.id) != nil) {
+      mappings.add(mapping)
+    }
+    return Reply(200, [String: Any]())
   }
 
   /// Writes the mappings added or changed through the API to `mappings/` of the root folder,
-  /// one file a mapping named by its name and id, as WireMock does; the root's own mappings
-  /// are in their files already, and no other file is touched (a root mapping changed through
-  /// the API is written to a new file, beside its old one).
+  /// one file a mapping named by its name and id (``WireMockMapping/savedFileName``), as
+  /// WireMock does; the root's own mappings are in their files already, and no other file is
+  /// touched (a root mapping changed through the API is written to a new file, beside its old
+  /// one).
   private func saveMappings() -> Reply {
     guard let root = settings.rootDirectory else {
       return Reply(
@@ -239,40 +251,27 @@ extension AdminAPI {
             + "--root-dir DIR), so it has nowhere to save mappings."))
     }
     return Self.replying {
+      // Every file's name and text first, then the writes: a mapping that cannot be written
+      // (its JSON cannot be made) leaves no file written, instead of some.
+      let files = try mappings.unsaved.map { ($0.savedFileName, try $0.json()) }
       let folder = root.appendingPathComponent("mappings", isDirectory: true)
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      for mapping in mappings.unsaved {
-        let name =
-          (mapping.name.map(Self.fileName).map { $0 + "-" } ?? "")
-          + mapping.id.uuidString.lowercased() + ".json"
-        try mapping.json().write(to: folder.appendingPathComponent(name), options: .atomic)
+      for (name, data) in files {
+        try data.write(to: folder.appendingPathComponent(name), options: .atomic)
       }
       return Reply(200, [String: Any]())
     }
-  }
-
-  /// A mapping's name as part of a file name: letters, digits and `-`.
-  private static func fileName(_ name: String) -> String {
-    String(name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
   }
 
   private func removeByMetadata(_ call: AdminCall) -> Reply {
+    let pattern: WireMockMetadataPattern
     do {
-      // A pattern that cannot be read fails alike for every mapping: then none is removed.
-      var failure: (any Error)?
-      mappings.remove { mapping in
-        do {
-          return try mapping.metadataMatches(pattern: call.body, source: call.source)
-        } catch {
-          failure = error
-          return false
-        }
-      }
-      if let failure { throw failure }
-      return Reply(200, [String: Any]())
+      pattern = try WireMockMetadataPattern(json: call.body, source: call.source)
     } catch {
       return Self.invalid(error)
     }
+    mappings.remove(where: pattern.matches)
+    return Reply(200, [String: Any]())
   }
 
   // MARK: - Scenarios
@@ -301,13 +300,11 @@ extension AdminAPI {
     guard mock.scenarioNames.contains(name) else {
       return Reply(404, AdminJSON.errors(code: 404, title: "Scenario \(name) does not exist"))
     }
-    let object = try? JSONSerialization.jsonObject(with: call.body) as? [String: Any]
-    guard let state = object?["state"] as? String else {
-      return Reply(
-        422,
-        AdminJSON.errors(
-          code: 10, title: "Error parsing JSON", detail: "The body must be {\"state\": \"...\"}.",
-          pointer: "/state"))
+    let state: String
+    do {
+      state = try WireMockMapping.scenarioState(json: call.body, source: call.source)
+    } catch {
+      return Self.invalid(error)
     }
     mock.setScenarioState(state, of: name)
     return Reply(200, [String: Any]())

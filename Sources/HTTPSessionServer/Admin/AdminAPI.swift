@@ -243,32 +243,29 @@ final class AdminAPI: @unchecked Sendable {
   /// (WireMock's logged-request JSON: `url`, `method`, `headers`, `body` or `bodyAsBase64`),
   /// as if it had been sent to this server.
   private func nearMissesOfRequest(_ call: AdminCall) -> Reply {
-    guard let object = try? JSONSerialization.jsonObject(with: call.body) as? [String: Any],
-      let url = object["url"] as? String, url.hasPrefix("/"),
-      let absolute = URL(string: call.origin + url)
-    else {
+    let described: WireMockLoggedRequest
+    do {
+      described = try WireMockLoggedRequest(json: call.body, source: call.source)
+    } catch {
+      return Self.invalid(error)
+    }
+    guard let absolute = URL(string: call.origin + described.url) else {
       return Reply(
         422,
         AdminJSON.errors(
           code: 10, title: "Invalid request",
-          detail: "The body must be a JSON object with a url that starts with /."))
+          detail: "The url \"\(described.url)\" is not a path and query.", pointer: "/url"))
     }
     var request = URLRequest(url: absolute)
-    request.httpMethod = object["method"] as? String ?? "GET"
-    for (name, value) in object["headers"] as? [String: Any] ?? [:] {
-      if let text = value as? String {
-        request.setValue(text, forHTTPHeaderField: name)
-      } else if let values = value as? [String] {
-        request.setValue(values.joined(separator: ","), forHTTPHeaderField: name)
-      }
+    request.httpMethod = described.method
+    var headers: [String: Any] = [:]
+    for (name, values) in described.headers {
+      request.setValue(values.joined(separator: ","), forHTTPHeaderField: name)
+      headers[name] = values.count == 1 ? values[0] : values
     }
-    if let base64 = object["bodyAsBase64"] as? String, let data = Data(base64Encoded: base64) {
-      request.httpBody = data
-    } else if let body = object["body"] as? String {
-      request.httpBody = Data(body.utf8)
-    }
-    var logged: [String: Any] = ["url": url, "method": request.httpMethod ?? "GET"]
-    if let headers = object["headers"] { logged["headers"] = headers }
+    request.httpBody = described.body
+    var logged: [String: Any] = ["url": described.url, "method": described.method]
+    if !headers.isEmpty { logged["headers"] = headers }
     return Reply(200, ["nearMisses": nearMisses(for: request, logged: logged)])
   }
 
@@ -300,16 +297,12 @@ final class AdminAPI: @unchecked Sendable {
     }
   }
 
-  /// 422 with the error's text, as WireMock answers a body it cannot read, and for a bundle
-  /// error with a path into the body, that path as a JSON pointer (`request.urll` is
-  /// `/request/urll`), as WireMock names the field.
+  /// 422 with the error's text, as WireMock answers a body it cannot read, naming the value at
+  /// fault as a JSON pointer (a bundle error's path `mappings[0].request.urll` is
+  /// `/mappings/0/request/urll`; `/` for the whole body; none for text that is not JSON), as
+  /// WireMock names it.
   static func invalid(_ error: any Error) -> Reply {
-    var pointer: String?
-    if let error = error as? MockBundleError, !error.path.isEmpty {
-      let steps = error.path.replacingOccurrences(of: "[", with: ".")
-        .replacingOccurrences(of: "]", with: "").split(separator: ".")
-      pointer = "/" + steps.joined(separator: "/")
-    }
+    let pointer = (error as? MockBundleError).map(\.jsonPointer) ?? "/"
     return Reply(
       422,
       AdminJSON.errors(
@@ -339,40 +332,18 @@ final class AdminAPI: @unchecked Sendable {
   /// thread, when the body is wrong or the journal already tells (so that no task is needed);
   /// otherwise the wait is returned, for ``waitReply(_:)``.
   func startWait(_ call: AdminCall) -> WaitStart {
-    let object: [String: Any]
+    let body: WireMockWait
     do {
-      guard
-        let parsed = try JSONSerialization.jsonObject(with: call.body, options: [])
-          as? [String: Any]
-      else { throw AdminCall.BodyError("the body must be a JSON object") }
-      object = parsed
-    } catch {
-      return .answer(Self.invalid(error))
-    }
-    let count = (object["count"] as? NSNumber)?.intValue ?? 1
-    let milliseconds = (object["timeoutMs"] as? NSNumber)?.intValue ?? 10_000
-    guard count >= 0, milliseconds >= 0 else {
-      return .answer(
-        Reply(
-          422,
-          AdminJSON.errors(
-            code: 10, title: "Invalid wait", detail: "count and timeoutMs must be 0 or more.",
-            pointer: count < 0 ? "/count" : "/timeoutMs")))
-    }
-    let matcher: RequestMatcher
-    do {
-      let pattern = object["pattern"] ?? [String: Any]()
-      let data = try JSONSerialization.data(withJSONObject: pattern, options: [])
-      matcher = try RequestMatcher.wireMockPattern(json: data, source: call.source + " pattern")
+      body = try WireMockWait(json: call.body, source: call.source)
     } catch {
       return .answer(Self.invalid(error))
     }
     let wait = Wait(
-      matcher: matcher, count: count, milliseconds: milliseconds,
-      deadline: ContinuousClock.now + .milliseconds(milliseconds))
-    let found = mock.requests(matching: matcher)
-    if found.count >= count { return .answer(arrived(found)) }
-    if milliseconds == 0 { return .answer(timedOut(wait, found: found.count)) }
+      matcher: body.pattern, count: body.count, milliseconds: body.timeoutMilliseconds,
+      deadline: ContinuousClock.now + .milliseconds(body.timeoutMilliseconds))
+    let found = mock.requests(matching: wait.matcher)
+    if found.count >= wait.count { return .answer(arrived(found)) }
+    if wait.milliseconds == 0 { return .answer(timedOut(wait, found: found.count)) }
     return .wait(wait)
   }
 
@@ -415,11 +386,6 @@ final class AdminAPI: @unchecked Sendable {
 /// One admin request, read: its method, its path below `/__admin` in segments, its query and
 /// body.
 struct AdminCall {
-  struct BodyError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-  }
-
   let method: String
   /// The path below `/__admin`, without slashes at either end: `requests/count`.
   let path: String
@@ -435,9 +401,12 @@ struct AdminCall {
     var origin = "\(parts?.scheme ?? "http")://\(parts?.host ?? "127.0.0.1")"
     if let port = parts?.port { origin += ":\(port)" }
     self.origin = origin
-    let full = parts?.path ?? "/__admin"
+    // Each segment decoded on its own, so that `%2F` is a character of a segment (a scenario
+    // named `a/b`) and never splits one; a segment that does not decode is kept as sent, and
+    // names nothing.
+    let full = parts?.percentEncodedPath ?? "/__admin"
     let below = full.dropFirst("/__admin".count)
-    segments = below.split(separator: "/").map(String.init)
+    segments = below.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
     path = segments.joined(separator: "/")
     var query: [String: String] = [:]
     for item in parts?.queryItems ?? [] where query[item.name] == nil {

@@ -42,8 +42,11 @@ enum AdminJSON {
 
   /// The task identifier that ``requestID(_:)`` spelled, or `nil` for any other text.
   static func taskIdentifier(ofRequestID id: String) -> Int? {
+    // Exactly a UUID first: `Int(_:radix:)` alone would take a sign (`+0000000000a`).
     let prefix = "00000000-0000-4000-8000-"
-    guard id.count == prefix.count + 12, id.lowercased().hasPrefix(prefix) else { return nil }
+    guard WireMockMapping.id(exactly: id) != nil, id.lowercased().hasPrefix(prefix) else {
+      return nil
+    }
     return Int(id.dropFirst(prefix.count), radix: 16)
   }
 

@@ -42,6 +42,9 @@ final class Connection: @unchecked Sendable {
     /// only then does an event need the wake signal. An answer given synchronously inside
     /// `send` costs no system call.
     var waiting = false
+    /// Where the mock sent the current exchange's request on (a proxied stub's upstream), if it
+    /// did: a failure of the exchange is then the upstream's, answered `502` or `504`.
+    var upstream: URL?
   }
 
   /// The connection's side of the seam: queues what the mock answers for the connection's
@@ -61,6 +64,9 @@ final class Connection: @unchecked Sendable {
     func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd) {
       connection.deliver(.whole(response, body, end), exchange)
     }
+    func forwarding(_ request: URLRequest) -> URLRequest {
+      connection.forwarding(request, exchange)
+    }
   }
 
   let fd: Int32
@@ -68,6 +74,7 @@ final class Connection: @unchecked Sendable {
   private let limits: ServerLimits
   private let handler: any ExchangeHandler
   private let baseURL: String
+  private let hop: ViaHop
   private let lock = NSLock()
   private var shared = Shared()
   private var parser: HTTPRequestParser
@@ -75,12 +82,15 @@ final class Connection: @unchecked Sendable {
   private var headCache = ResponseEncoder.HeadCache()
   private var headerNames = HeaderNames()
 
-  init(fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String) throws {
+  init(
+    fd: Int32, limits: ServerLimits, handler: any ExchangeHandler, baseURL: String, hop: ViaHop
+  ) throws {
     wake = try WakeSignal()
     self.fd = fd
     self.limits = limits
     self.handler = handler
     self.baseURL = baseURL
+    self.hop = hop
     self.parser = HTTPRequestParser(
       maxHeadBytes: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
   }
@@ -111,6 +121,18 @@ final class Connection: @unchecked Sendable {
     }
   }
 
+  /// The request the mock sends on for exchange `exchange`, with this server's `Via` element
+  /// after the client's; notes where it goes, for a `502` or `504` that names it.
+  private func forwarding(_ request: URLRequest, _ exchange: Int) -> URLRequest {
+    var forwarded = request
+    forwarded.setValue(
+      hop.appended(to: request.value(forHTTPHeaderField: "Via")), forHTTPHeaderField: "Via")
+    lock.withLock {
+      if shared.exchange == exchange { shared.upstream = request.url }
+    }
+    return forwarded
+  }
+
   /// Wakes the connection's thread, unless its descriptors are closed.
   private func wakeLocked() {
     guard !shared.closed else { return }
@@ -122,10 +144,7 @@ final class Connection: @unchecked Sendable {
   private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
   private static func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    let whole = UInt64(clamping: max(seconds, 0)).multipliedReportingOverflow(by: 1_000_000_000)
-    if whole.overflow { return UInt64.max / 2 }
-    return whole.partialValue + UInt64(clamping: max(attoseconds, 0) / 1_000_000_000)
+    duration.deadlineNanoseconds
   }
 
   private func serve() {
@@ -252,6 +271,19 @@ final class Connection: @unchecked Sendable {
       reject(status: 400, reason: "The request target is not a valid URL path.")
       return false
     }
+    if hop.isListed(
+      in: request.headers.lazy.filter { HTTPRequest.sameName($0.name, "Via") }.map(\.value))
+    {
+      // This server sent the request on itself: a loop of proxies, which would go round until
+      // every hop's time is up. The request reached the door, which answers it itself.
+      let reason =
+        "The request came back to this server (its Via header lists \(hop.element), which this "
+        + "server adds to the requests it sends on): a proxied stub or pass-through leads back "
+        + "here, directly or through other proxies. Point it at another server."
+      record(refusal: 508, reason: reason, [], of: urlRequest, kind: .data)
+      reject(status: 508, reason: reason)
+      return false
+    }
     /// A valid WebSocket upgrade goes to the mock as a WebSocket task; an invalid one is
     /// refused here, with what is wrong.
     var upgrade: WebSocketHandshake.Request?
@@ -261,7 +293,8 @@ final class Connection: @unchecked Sendable {
         let reason = "The WebSocket upgrade is refused: \(refusal.reason)."
         let extraFields = refusal.status == 426 ? [("Sec-WebSocket-Version", "13")] : []
         // The request reached the door, which answers it itself: an exchange in the journal.
-        record(refusal: refusal.status, reason: reason, extraFields, of: urlRequest)
+        record(
+          refusal: refusal.status, reason: reason, extraFields, of: urlRequest, kind: .webSocket)
         reject(status: refusal.status, reason: reason, extraFields: extraFields)
         return false
       case .success(let handshake):
@@ -271,6 +304,7 @@ final class Connection: @unchecked Sendable {
     let id = lock.withLock {
       shared.exchange += 1
       shared.events = []
+      shared.upstream = nil
       return shared.exchange
     }
     let cancel = handler.send(
@@ -322,9 +356,10 @@ final class Connection: @unchecked Sendable {
         return false
       }
     }
-    lock.withLock {
+    let upstream = lock.withLock {
       shared.exchange += 1
       shared.waiting = false
+      return shared.upstream
     }
     if let framing {
       // A streamed answer: its end, or, cut short, a close that leaves the body incomplete.
@@ -345,6 +380,15 @@ final class Connection: @unchecked Sendable {
       guard writeAll(bytes) else { return false }
       return keepsAlive
     case .failed(let error):
+      if let upstream {
+        // The upstream failed, not a stub: a gateway's answer, naming it.
+        guard
+          let bytes = Self.gatewayFailure(
+            error, upstream: upstream, request: request, keepsAlive: keepsAlive)
+        else { return false }
+        guard writeAll(bytes) else { return false }
+        return keepsAlive
+      }
       fault(for: error)
       return false
     case .upgraded(let conversation):
@@ -422,6 +466,28 @@ final class Connection: @unchecked Sendable {
     }
   }
 
+  /// The answer to a request the mock sent on to `upstream` (a proxied stub's, a pass-through's)
+  /// when that failed: `504 Gateway Timeout` when it did not answer in time, `502 Bad Gateway`
+  /// otherwise (it refused the connection, closed it, answered something that is not HTTP),
+  /// each naming the upstream (the URL it failed at, as URLSession reports it) and the error;
+  /// `nil` for a cancel, whose client has gone.
+  static func gatewayFailure(
+    _ error: any Error, upstream: URL, request: HTTPRequest, keepsAlive: Bool
+  ) -> [UInt8]? {
+    let urlError = error as? URLError
+    if urlError?.code == .cancelled { return nil }
+    let target = (urlError?.failingURL ?? upstream).absoluteString
+    let timedOut = urlError?.code == .timedOut
+    let what =
+      timedOut
+      ? "The upstream \(target) did not answer in time"
+      : "The upstream \(target) could not be reached or did not answer with HTTP"
+    let code = urlError.map { " (URLError \($0.code.rawValue))" } ?? ""
+    let text = "\(what): \(error.localizedDescription)\(code).\n"
+    return ResponseEncoder.encodeText(
+      status: timedOut ? 504 : 502, text: text, request: request, keepsAlive: keepsAlive)
+  }
+
   /// The bytes WireMock writes for its malformed-chunk and random-data faults.
   private static let garbage = Array("lskdu018973t09sylgasjkfg1][]'./.sdlv".utf8)
 
@@ -454,9 +520,11 @@ final class Connection: @unchecked Sendable {
   }
 
   /// Tells the mock of the answer ``reject(status:reason:extraFields:)`` writes to `request`,
-  /// a WebSocket upgrade it received and refused, as that method writes it.
+  /// which the server received and refused itself (a WebSocket upgrade it cannot accept, a
+  /// request that came round a loop of proxies), as that method writes it.
   private func record(
-    refusal status: Int, reason: String, _ extraFields: [(String, String)], of request: URLRequest
+    refusal status: Int, reason: String, _ extraFields: [(String, String)], of request: URLRequest,
+    kind: SessionEvent.TaskKind
   ) {
     guard let url = request.url else { return }
     let body = Data((reason + "\n").utf8)
@@ -467,7 +535,7 @@ final class Connection: @unchecked Sendable {
         url: url, statusCode: status, httpVersion: "HTTP/1.1",
         headerFields: Dictionary(fields, uniquingKeysWith: { _, last in last }))
     else { return }
-    handler.refused(request, kind: .webSocket, with: response, body: body)
+    handler.refused(request, kind: kind, with: response, body: body)
   }
 
   /// Answers a malformed or over-limit request with `status`, then closes lingeringly: reads

@@ -19,6 +19,8 @@ final class Listener: @unchecked Sendable {
   private let limits: ServerLimits
   private let handler: any ExchangeHandler
   private let baseURL: String
+  /// This server's element of the `Via` header, which every connection adds and looks for.
+  private let hop = ViaHop()
   private let condition = NSCondition()
   private var connections: [ObjectIdentifier: Connection] = [:]
   private var threads = 0
@@ -135,7 +137,7 @@ final class Listener: @unchecked Sendable {
     }
     guard
       let connection = try? Connection(
-        fd: client, limits: limits, handler: handler, baseURL: baseURL)
+        fd: client, limits: limits, handler: handler, baseURL: baseURL, hop: hop)
     else {
       condition.unlock()
       Socket.closeDescriptor(client)

@@ -117,6 +117,7 @@ private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked 
 
   func receive(_ response: URLResponse) { base.receive(response) }
   func receive(_ body: Data) { base.receive(body) }
+  func forwarding(_ request: URLRequest) -> URLRequest { base.forwarding(request) }
 
   func finish(_ end: ExchangeEnd) {
     observe(end)

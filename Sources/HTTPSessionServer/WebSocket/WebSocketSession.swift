@@ -236,9 +236,6 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
   }
 
   private static func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    let whole = UInt64(clamping: max(seconds, 0)).multipliedReportingOverflow(by: 1_000_000_000)
-    if whole.overflow { return UInt64.max / 2 }
-    return whole.partialValue + UInt64(clamping: max(attoseconds, 0) / 1_000_000_000)
+    duration.deadlineNanoseconds
   }
 }

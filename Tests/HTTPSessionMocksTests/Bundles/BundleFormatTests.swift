@@ -285,6 +285,14 @@ import Testing
       #"{"version": 1, "entries": [{"request": {"url": "/a"}, "response": {"4x.te": "a"}}]}"#,
       #"entries[0].response["4x.te"]: unknown member"#
     ),
+    (
+      #"{"version": 1, "entries": [{"request": {"url": "/a"}, "response": {"headers": {"X-B": "b\r\nSet-Cookie: x=1"}}}]}"#,
+      #"entries[0].response.headers.X-B: the value of the header X-B holds a carriage return"#
+    ),
+    (
+      #"{"version": 1, "entries": [{"request": {"url": "/a"}, "response": {"headers": {"X:B": "b"}}}]}"#,
+      #"entries[0].response.headers["X:B"]: "X:B" is not a header name"#
+    ),
   ])
   func malformedDocumentsNameWhereAndWhat(_ document: String, _ expected: String) throws {
     let folder = try makeTemporaryFolder()

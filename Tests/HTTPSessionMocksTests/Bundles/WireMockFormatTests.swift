@@ -323,6 +323,65 @@ import Testing
     }
   }
 
+  /// Every header this package sends for a mapping (the proxy's added request headers, the
+  /// response's headers) is refused at load when its name is not a token or its value holds
+  /// CR, LF or NUL, which would end the line and start another header, or another request.
+  @Test(arguments: [
+    (
+      #""proxyBaseUrl": "http://h.test", "additionalProxyRequestHeaders": {"X-A": "a\r\nX-Injected: 1"}"#,
+      "response.additionalProxyRequestHeaders.X-A", "carriage return (U+000D)"
+    ),
+    (
+      #""proxyBaseUrl": "http://h.test", "additionalProxyRequestHeaders": {"X-A": "a\n\nGET /smuggled HTTP/1.1"}"#,
+      "response.additionalProxyRequestHeaders.X-A", "line feed (U+000A)"
+    ),
+    (
+      #""proxyBaseUrl": "http://h.test", "additionalProxyRequestHeaders": {"X-A": "a\u0000"}"#,
+      "response.additionalProxyRequestHeaders.X-A", "NUL (U+0000)"
+    ),
+    (
+      #""proxyBaseUrl": "http://h.test", "additionalProxyRequestHeaders": {"X-A\r\nX-B": "b"}"#,
+      #"response.additionalProxyRequestHeaders["X-A\r\nX-B"]"#, "not a header name"
+    ),
+    (
+      #""proxyBaseUrl": "http://h.test", "additionalProxyRequestHeaders": {"": "b"}"#,
+      #"response.additionalProxyRequestHeaders[""]"#, "not a header name"
+    ),
+    (
+      #""status": 200, "headers": {"X-B": "b\r\nSet-Cookie: x=1"}"#, "response.headers.X-B",
+      "carriage return (U+000D)"
+    ),
+    (
+      #""status": 200, "headers": {"X-B": ["ok", "c\nd"]}"#, "response.headers.X-B[1]",
+      "line feed (U+000A)"
+    ),
+    (#""status": 200, "headers": {"X B": "b"}"#, #"response.headers["X B"]"#, "not a header name"),
+  ])
+  func headersThatWouldSplitAMessageAreRefusedAtLoad(
+    _ response: String, _ path: String, _ problem: String
+  ) throws {
+    let text = #"{"request": {"urlPath": "/p"}, "response": {"# + response + "}}"
+    let error = bundleError { _ = try WireMockMapping(json: Data(text.utf8), source: "p.json") }
+    #expect(error?.path == path, "\(String(describing: error))")
+    #expect(error?.problem.contains(problem) == true, "\(String(describing: error))")
+    #expect(error?.kind == .malformed)
+  }
+
+  @Test func aHeaderThatWouldSplitARequestIsNamedInAListFile() throws {
+    let good = #"{"request": {"urlPath": "/ok"}, "response": {"status": 200}}"#
+    let bad =
+      #"{"request": {"urlPath": "/p"}, "response": {"proxyBaseUrl": "http://h.test", "additionalProxyRequestHeaders": {"X-A": "a\r\nX-Injected: 1"}}}"#
+    let root = try Self.root([
+      "list.json": #"{"mappings": [\#(good), \#(good), \#(good), \#(bad)]}"#
+    ])
+    defer { removeFolder(root) }
+    let error = bundleError { _ = try MockBundle(contentsOf: root) }
+    #expect(
+      error?.path == "mappings[3].response.additionalProxyRequestHeaders.X-A",
+      "\(String(describing: error))")
+    #expect(error?.source.hasSuffix("list.json") == true)
+  }
+
   @Test func aProxyThroughASessionOfTheTestCannotBeWritten() throws {
     let folder = try makeTemporaryFolder()
     defer { removeFolder(folder) }

@@ -59,6 +59,20 @@ import Testing
     #expect(given.id == UUID(uuidString: "00000000-0000-0000-0000-000000000001"))
   }
 
+  @Test(arguments: [
+    #"8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7\u0000zzz"#, "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7zzz",
+    "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7 ", "1-1-1-1-1", "+c5db8b0-2db4-4ad7-a99f-38c9b00da3f7",
+  ])
+  func anIdIsExactlyAUUID(_ id: String) throws {
+    let error = try #require(
+      throws: MockBundleError.self,
+      performing: { try mapping(#"{"id": "\#(id)", "request": {}, "response": {}}"#) })
+    #expect(error.path == "id")
+    let upper = try mapping(
+      #"{"id": "8C5DB8B0-2DB4-4AD7-A99F-38C9B00DA3F7", "request": {}, "response": {}}"#)
+    #expect(upper.id == UUID(uuidString: "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7"))
+  }
+
   @Test func urlPathAndUrlPathPatternMatchThePathOnlyAndWhole() throws {
     let mock = mock(
       try mapping(
