@@ -21,20 +21,25 @@ import Testing
   @Test func aProxyMadeInCodeWithALineBreakInAHeaderSendsNothing() throws {
     let (upstream, upstreamServer) = try upstream()
     defer { upstreamServer.stop() }
-    let mock = URLSessionMock()
-    mock.stub(
-      .get("/p"),
-      with: .proxy(
-        to: upstreamServer.baseURL, addingHeaders: ["X-A": "a\r\nX-Injected: 1\r\n\r\nGET /x"]))
-    let server = try mock.startServer()
-    defer { server.stop() }
-    try withKnownIssue {
-      let answer = try rawExchange(
+    // The mock and its server are made inside the capture scope, so that the server's report
+    // of the bad stub is captured here rather than recorded as an issue (the suite keeps its
+    // 7 known issues).
+    let (answer, reports) = try withCapturedReports {
+      let mock = URLSessionMock()
+      mock.stub(
+        .get("/p"),
+        with: .proxy(
+          to: upstreamServer.baseURL, addingHeaders: ["X-A": "a\r\nX-Injected: 1\r\n\r\nGET /x"]
+        ))
+      let server = try mock.startServer()
+      defer { server.stop() }
+      return try rawExchange(
         port: server.port, "GET /p HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
-      #expect(!answer.contains("upstream"))
-    } matching: { issue in
-      issue.comments.contains { $0.rawValue.contains("the header X-A holds a carriage return") }
     }
+    #expect(!answer.contains("upstream"))
+    #expect(
+      reports.contains { $0.message.contains("the header X-A holds a carriage return") },
+      "\(reports)")
     #expect(upstream.requests.isEmpty, "\(upstream.requests.map(\.allHTTPHeaderFields))")
   }
 
