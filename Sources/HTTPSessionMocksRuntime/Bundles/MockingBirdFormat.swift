@@ -133,12 +133,20 @@ enum MockingBirdFormat {
     var headers: [String: String] = [:]
     if let given = try response.optional("headers") {
       for member in try given.members() {
-        headers[member.key] = try given.member(member.key, member.value).string()
+        let value = given.member(member.key, member.value)
+        // The loopback server sends these: a field that would split the response is refused,
+        // as in our format and WireMock's.
+        if let problem = HeaderFieldText.nameProblem(member.key) { throw value.fail(problem) }
+        headers[member.key] = try HeadCoding.headerValue(value, name: member.key)
       }
     }
     // MockingBird sets Content-Type from mime_type, and so removes one the headers give when
     // the entry has no mime_type.
-    headers["Content-Type"] = try response.optional("mime_type")?.string()
+    if let mimeType = try response.optional("mime_type") {
+      headers["Content-Type"] = try HeadCoding.headerValue(mimeType, name: "Content-Type")
+    } else {
+      headers["Content-Type"] = nil
+    }
     let body: StubResponse.Body
     if let file = try response.optional("file") {
       let path = try file.string()

@@ -174,6 +174,18 @@ import Testing
       "[0].response.headers.X: expected a string, got true"
     ),
     (
+      #"[ { "request": { "url": "://a/x" }, "response": { "code": 204, "headers": { "/ontent-Type": "a" } } } ]"#,
+      #"[0].response.headers["/ontent-Type"]: "/ontent-Type" is not a header name"#
+    ),
+    (
+      #"[ { "request": { "url": "://a/x" }, "response": { "code": 200, "headers": { "X": "a\r\nY: b" } } } ]"#,
+      "[0].response.headers.X: the value of the header X holds a carriage return"
+    ),
+    (
+      #"[ { "request": { "url": "://a/x" }, "response": { "code": 200, "mime_type": "a/b\n" } } ]"#,
+      "[0].response.mime_type: the value of the header Content-Type holds a line feed"
+    ),
+    (
       #"[ { "request": { "url": "://a/x" }, "response": { "code": 200, "file": "missing.json" } } ]"#,
       #"[0].response.file: the file "missing.json" does not exist; looked for"#
     ),
