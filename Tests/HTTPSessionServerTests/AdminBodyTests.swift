@@ -10,7 +10,9 @@ import Testing
 /// Admin request bodies the API cannot use, over 127.0.0.1: each is answered `422` with
 /// WireMock's error document naming the JSON pointer of the bad value, and the server goes on
 /// serving. (Before, a bare value where a mapping or a pattern belongs ended the process.)
-@Suite struct AdminBodyTests {
+/// The cases run one after another: each starts a server, and forty at once would only load a
+/// shared machine.
+@Suite(.serialized) struct AdminBodyTests {
   struct BadBody: Sendable, CustomStringConvertible {
     let method: String
     let path: String

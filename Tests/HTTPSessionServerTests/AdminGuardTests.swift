@@ -11,8 +11,9 @@ import Testing
 
 /// The admin API answers the developer's tools, not web pages: requests addressed to another
 /// name (DNS rebinding) and state-changing requests a browser marks as cross-site get `403`,
-/// over raw sockets on 127.0.0.1 with the headers a browser would send.
-@Suite struct AdminGuardTests {
+/// over raw sockets on 127.0.0.1 with the headers a browser would send. One test (and case) at
+/// a time: each starts servers, and the browser test two Chromiums.
+@Suite(.serialized) struct AdminGuardTests {
   /// A mock that answers `GET /a`, served with the admin API.
   func served() throws -> (URLSessionMock, LoopbackServer) {
     let mock = URLSessionMock()
