@@ -47,15 +47,26 @@ final class StreamRelay: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   private struct State {
     var head: CheckedContinuation<(HTTPByteStream, URLResponse), any Error>?
     var body: AsyncThrowingStream<Data, any Error>.Continuation?
+    /// Whether ``start(head:)`` has run.
+    var started = false
+    /// The failure that ended the task before ``start(head:)`` ran: a call whose task was
+    /// cancelled already cancels the data task at once, and Foundation may report that
+    /// before the continuation is kept.
+    var endedEarly: (any Error)?
   }
   private let lock = NSLock()
   private var state = State()
 
-  /// Keeps the continuation that the head, or the failure before it, resumes.
+  /// Keeps the continuation that the head, or the failure before it, resumes; resumes it at
+  /// once with the failure if the task has ended already.
   func start(head: CheckedContinuation<(HTTPByteStream, URLResponse), any Error>) {
     lock.lock()
-    state.head = head
+    state.started = true
+    let early = state.endedEarly
+    state.endedEarly = nil
+    if early == nil { state.head = head }
     lock.unlock()
+    if let early { head.resume(throwing: early) }
   }
 
   func urlSession(
@@ -83,13 +94,16 @@ final class StreamRelay: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
+    let failure = error ?? URLError(.badServerResponse)
     lock.lock()
     let head = state.head
     let body = state.body
-    state = State()
+    if !state.started { state.endedEarly = failure }
+    state.head = nil
+    state.body = nil
     lock.unlock()
     if let head {
-      head.resume(throwing: error ?? URLError(.badServerResponse))
+      head.resume(throwing: failure)
     }
     body?.finish(throwing: error)
     session.finishTasksAndInvalidate()

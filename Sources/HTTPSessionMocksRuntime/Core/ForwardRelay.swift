@@ -17,7 +17,8 @@ import Foundation
 final class ForwardRelay: @unchecked Sendable {
   // @unchecked Sendable: `resumingTask`, `pendingTask` and `answered` are read and
   // written only under the forwarding core's lock (the `state` that the relay holds weakly,
-  // and that the core's forward holds while it sets them up); the other fields are `let`.
+  // and that the core's forward holds while it sets them up); `delivered` is a lock of its
+  // own; the other fields are `let`.
 
   /// The forwarding double's state, weakly: its core holds the wrapped session.
   private let state: WeakLocked<SessionCore.State>
@@ -28,6 +29,13 @@ final class ForwardRelay: @unchecked Sendable {
   private let door: Door
   /// The stub whose answer this is (a proxied stub's), or `nil`.
   private let stub: StubTable.Definition?
+  /// Where a second answer is reported, and the line that made the forwarding double.
+  private let reporter: FailureReporter
+  private let site: CallSite
+  /// Whether an answer has come. It has a lock of its own because a wrapped session of the
+  /// user's may answer again after the forwarding core is gone, and a second delivery would
+  /// resume an awaiting call's continuation twice.
+  private let delivered = Locked(false)
 
   /// The double's task while the wrapped task's resume runs; `nil` once it has returned.
   private var resumingTask: MockTask?
@@ -40,6 +48,8 @@ final class ForwardRelay: @unchecked Sendable {
     stub: StubTable.Definition? = nil
   ) {
     self.stub = stub
+    self.reporter = core.reporter
+    self.site = stub?.site ?? core.ownerSite
     self.state = core.weakState
     self.receiver = receiver
     self.request = request
@@ -63,7 +73,22 @@ final class ForwardRelay: @unchecked Sendable {
 
   /// Records `answer` to the forwarded task, marks the task completed (if it is still there:
   /// the test may have dropped it, and its answer still counts), then delivers it.
+  ///
+  /// Only the first answer counts: a wrapped session that calls its completion handler again
+  /// is reported, and the later answer is neither recorded nor delivered.
   func deliver(_ answer: Answer) {
+    let first = delivered.withLock { delivered in
+      defer { delivered = true }
+      return !delivered
+    }
+    guard first else {
+      reporter.fail(
+        "\(request.summary) was answered a second time by the session it was forwarded to (its "
+          + "completion handler ran again). URLSession calls a task's completion handler once; "
+          + "the first answer stands, and this one is dropped. Check the wrapped session's "
+          + "task: it should call the handler exactly once.", at: site)
+      return
+    }
     // The wrapped double's report is its own; to this double it is a transport error.
     let answer = answer.unmatched.map { Answer(error: $0.error) } ?? answer
     let exchange = Exchange(

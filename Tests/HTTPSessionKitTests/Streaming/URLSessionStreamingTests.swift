@@ -1,7 +1,8 @@
 import Foundation
-import HTTPSessionKit
 import TestSupport
 import Testing
+
+@testable import HTTPSessionKit
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -107,5 +108,40 @@ import Testing
     await #expect(throws: URLError.self) {
       _ = try await URLSession.shared.stream(for: request)
     }
+  }
+}
+
+/// The relay behind `URLSession.stream(for:)`, driven in the order a call that is cancelled
+/// already can meet: the data task ends before the continuation is kept.
+@Suite struct StreamRelayTests {
+  @Test(.timeLimit(.minutes(1)))
+  func anEndBeforeTheStartResumesTheCallWithTheFailure() async throws {
+    let relay = StreamRelay()
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.invalidateAndCancel() }
+    let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/never")!)
+    relay.urlSession(session, task: task, didCompleteWithError: URLError(.cancelled))
+    let error = await #expect(throws: URLError.self) {
+      _ = try await withCheckedThrowingContinuation { continuation in
+        relay.start(head: continuation)
+      }
+    }
+    #expect(error?.code == .cancelled)
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func anEndAfterTheStartResumesTheCallOnce() async throws {
+    let relay = StreamRelay()
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.invalidateAndCancel() }
+    let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/never")!)
+    let error = await #expect(throws: URLError.self) {
+      _ = try await withCheckedThrowingContinuation { continuation in
+        relay.start(head: continuation)
+        relay.urlSession(session, task: task, didCompleteWithError: URLError(.timedOut))
+        relay.urlSession(session, task: task, didCompleteWithError: URLError(.cancelled))
+      }
+    }
+    #expect(error?.code == .timedOut)
   }
 }

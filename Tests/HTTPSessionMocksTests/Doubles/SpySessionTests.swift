@@ -162,6 +162,32 @@ import Testing
     #expect(spy.requests.count == 17)
   }
 
+  @Test func aWrappedSessionThatAnswersTwiceIsReportedAndDeliversOnce() {
+    let seen = Deliveries()
+    var statuses: [Int?] = []
+    expectReport {
+      let spy = SpySession(wrapping: AnsweringTwiceSession())
+      spy.dataTask(with: url, completionHandler: seen.handler).resume()
+      statuses = spy.exchanges.map { ($0.response as? HTTPURLResponse)?.statusCode }
+    } matching: { report in
+      report.message.contains("answered a second time")
+    }
+    #expect(seen.all.map(\.statusCode) == [200])
+    #expect(statuses == [200])
+  }
+
+  @Test func anAwaitingCallThroughASessionThatAnswersTwiceGetsTheFirstAnswer() async throws {
+    let url = url
+    let reports = try await capturedReports {
+      let spy = SpySession(wrapping: AnsweringTwiceSession())
+      let (data, response) = try await spy.data(from: url)
+      #expect((response as? HTTPURLResponse)?.statusCode == 200)
+      #expect(data == Data("200".utf8))
+      #expect(spy.exchanges.count == 1)
+    }
+    #expect(reports.map { $0.message.contains("answered a second time") } == [true])
+  }
+
   // MARK: - Wrapping a real URLSession
 
   @Test func wrapsARealURLSessionAndPassesItsErrorThrough() async throws {
