@@ -7,8 +7,11 @@ import HTTPSessionMocksRuntime
 
 /// The mock seen from a connection: one call per request, answered into a sink.
 ///
-/// The server's only implementation is ``MockExchangeHandler``; the protocol keeps the
-/// connection layer independent of the mock, so that it can be driven without one.
+/// The server's handlers are ``MockExchangeHandler`` and, with the admin API on,
+/// ``AdminExchangeHandler`` in front of it; the protocol keeps the connection layer independent
+/// of the mock, so that it can be driven without one. Its requirements have no defaults: a
+/// handler that forgot to record a refusal or to route reports would lose them silently, so it
+/// does not compile.
 protocol ExchangeHandler: Sendable {
   /// Sends `request` as a task of `kind` (`.data`, or `.webSocket` for a valid upgrade); the
   /// answer arrives in `sink`. The returned closure cancels the exchange.
@@ -31,11 +34,4 @@ extension ExchangeHandler {
   func send(_ request: URLRequest, to sink: some ResponseSink) -> @Sendable () -> Void {
     send(request, kind: .data, to: sink)
   }
-
-  func reporting<R>(_ body: () -> R) -> R { body() }
-
-  func refused(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, with response: HTTPURLResponse,
-    body: Data
-  ) {}
 }

@@ -61,10 +61,12 @@ import Testing
     return UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
   }
 
-  private func server(_ script: [WebSocketStep]) throws -> (URLSessionMock, LoopbackServer) {
+  private func server(_ script: [WebSocketStep], admin: Bool = false) throws -> (
+    URLSessionMock, LoopbackServer
+  ) {
     let mock = URLSessionMock()
     mock.stub(.get("/ws"), with: .webSocket(script))
-    return (mock, try mock.startServer())
+    return (mock, try mock.startServer(admin: admin))
   }
 
   @Test func anUnmaskedFrameClosesWith1002() throws {
@@ -180,8 +182,11 @@ import Testing
     #expect(mock.webSocketMessages(for: .get("/ws")).isEmpty)
   }
 
-  @Test func aRefusedHandshakeIsAnExchangeInTheJournal() throws {
-    let (mock, server) = try server([.send(.string("never"))])
+  /// With the admin API on, the admin handler stands in front of the mock's: the refusal
+  /// must pass through it to the journal all the same.
+  @Test(arguments: [false, true])
+  func aRefusedHandshakeIsAnExchangeInTheJournal(admin: Bool) throws {
+    let (mock, server) = try server([.send(.string("never"))], admin: admin)
     defer { server.stop() }
     let oldVersion = try rawExchange(
       port: server.port,
