@@ -20,8 +20,8 @@ public struct Redaction: Sendable {
   /// What replaces a redacted value: `REDACTED`.
   public static let placeholder = "REDACTED"
 
-  /// Header names, lowercased.
-  private var headers: Set<String>
+  /// The headers whose values are redacted.
+  private var headers: SecretHeaders
   /// Query item names, lowercased.
   private var queryItems: Set<String>
   private var jsonFields: Set<String>
@@ -29,7 +29,7 @@ public struct Redaction: Sendable {
   private var literals: [(literal: String, replacement: String)]
 
   private init(
-    headers: Set<String>, queryItems: Set<String>, jsonFields: Set<String>,
+    headers: SecretHeaders, queryItems: Set<String>, jsonFields: Set<String>,
     literals: [(literal: String, replacement: String)]
   ) {
     self.headers = headers
@@ -40,20 +40,19 @@ public struct Redaction: Sendable {
 
   /// Redacts nothing.
   public static var none: Redaction {
-    Redaction(headers: [], queryItems: [], jsonFields: [], literals: [])
+    Redaction(headers: .none, queryItems: [], jsonFields: [], literals: [])
   }
 
-  /// Redacts the values of the headers `Authorization`, `Proxy-Authorization`, `Cookie`,
-  /// `Set-Cookie`, `X-Api-Key` and `X-Auth-Token`; of the query items `token`, `access_token`,
+  /// Redacts the values of the headers that failure reports mask (``ReportRedaction/default``):
+  /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and every header whose name
+  /// contains `token`, `secret`, `password`, `api-key`, `api_key` or `apikey` (`X-Api-Key`,
+  /// `X-Auth-Token`, `X-Access-Token`); of the query items `token`, `access_token`,
   /// `refresh_token`, `api_key`, `apikey`, `key`, `password`, `secret`, `client_secret`,
   /// `signature` and `sig`; and of the JSON fields (at any depth) `password`, `token`,
   /// `access_token`, `refresh_token`, `client_secret` and `secret`.
   public static var `default`: Redaction {
     Redaction(
-      headers: [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
-        "x-auth-token",
-      ],
+      headers: .usual,
       queryItems: [
         "token", "access_token", "refresh_token", "api_key", "apikey", "key", "password",
         "secret", "client_secret", "signature", "sig",
@@ -67,7 +66,7 @@ public struct Redaction: Sendable {
   /// This redaction, and the values of the header `name` (any case) too.
   public func header(_ name: String) -> Redaction {
     var copy = self
-    copy.headers.insert(name.lowercased())
+    copy.headers = copy.headers.adding(name)
     return copy
   }
 
@@ -156,7 +155,7 @@ public struct Redaction: Sendable {
     var result: [String: String] = [:]
     for (name, value) in fields {
       result[name] =
-        headers.contains(name.lowercased()) ? Self.placeholder : substituteLiterals(in: value)
+        headers.contains(name) ? Self.placeholder : substituteLiterals(in: value)
     }
     return result
   }

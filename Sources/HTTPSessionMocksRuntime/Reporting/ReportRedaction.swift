@@ -11,37 +11,32 @@
 /// ```
 ///
 /// Only reports change: the journal (``RecordingSession/requests``), matching and recordings do
-/// not (a recording has its own ``Redaction``). See "Secrets in reports" in
+/// not (a recording has its own ``Redaction``, whose ``Redaction/default`` starts from the same
+/// list of secret headers). See "Secrets in reports" in
 /// <doc:MatchingAndVerifying>.
 public struct ReportRedaction: Sendable, Equatable {
-  /// Whole header names that are masked, lowercased.
-  private var names: Set<String>
-  /// Parts of header names that make a header masked, lowercased.
-  private var fragments: [String]
+  /// The headers whose values are masked.
+  private var headers: SecretHeaders
 
   /// Masks `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and headers whose
   /// name contains `token`, `secret`, `password`, `api-key`, `api_key` or `apikey`.
   public static var `default`: ReportRedaction {
-    ReportRedaction(
-      names: ["authorization", "proxy-authorization", "cookie", "set-cookie"],
-      fragments: ["token", "secret", "password", "api-key", "api_key", "apikey"])
+    ReportRedaction(headers: .usual)
   }
 
   /// Masks nothing: reports print every header as it was sent.
-  public static var none: ReportRedaction { ReportRedaction(names: [], fragments: []) }
+  public static var none: ReportRedaction { ReportRedaction(headers: .none) }
 
   /// This redaction, and the values of the header `name` (any case) masked too.
   public func header(_ name: String) -> ReportRedaction {
     var copy = self
-    copy.names.insert(name.lowercased())
+    copy.headers = copy.headers.adding(name)
     return copy
   }
 
   /// Whether reports mask the value of the header `name`.
   public func masks(_ name: String) -> Bool {
-    guard !names.isEmpty || !fragments.isEmpty else { return false }
-    let lowered = name.lowercased()
-    return names.contains(lowered) || fragments.contains { lowered.contains($0) }
+    headers.contains(name)
   }
 
   /// `value` as reports show the value of the header `name`: masked when ``masks(_:)`` says so.

@@ -32,6 +32,24 @@ import Testing
     #expect(text.components(separatedBy: "REDACTED").count - 1 == 3)
   }
 
+  /// One list of secrets: every header a failure report masks by default is redacted from a
+  /// recording by default too, whole names and names that merely contain a secret word.
+  @Test func everyHeaderAReportMasksIsRedactedFromARecording() throws {
+    let names = [
+      "Authorization", "Proxy-Authorization", "X-Access-Token", "X-Client-Secret",
+      "X-Api-Key", "Api_Key", "X-Password-Hint",
+    ]
+    for name in names { #expect(ReportRedaction.default.masks(name), "\(name)") }
+    var headers: [String: String] = [:]
+    for (index, name) in names.enumerated() { headers[name] = "secret-\(index)-value" }
+    let text = try Self.recorded(
+      HARFixtures.request("https://x.test/a", headers: headers), redacting: .default)
+    for index in names.indices {
+      #expect(!text.contains("secret-\(index)-value"), "\(names[index])")
+    }
+    #expect(text.components(separatedBy: "REDACTED").count - 1 == names.count)
+  }
+
   @Test func noneRedactsNothing() throws {
     let request = HARFixtures.request(
       "https://x.test/a?token=t1", headers: ["Authorization": "Bearer a1"],
