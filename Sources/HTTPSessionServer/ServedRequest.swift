@@ -57,7 +57,7 @@ extension ServedRequest {
     self.target = target
     switch end {
     case .complete, .upgraded:
-      let status = (exchange?.response as? HTTPURLResponse)?.statusCode
+      let status = exchange?.httpResponse?.statusCode
       outcome = .answered(status: status, by: exchange.flatMap(mock.stubName(answering:)))
     case .failed(let error):
       outcome = .failed(

@@ -45,9 +45,9 @@ public struct WebSocketStep: Sendable, Equatable, CustomStringConvertible {
   ///
   /// A different message fails the test with a report that names both (as a request no stub
   /// matches does), and the server closes the socket with code 1008 (policy violation), so
-  /// that the client's next `receive()` fails instead of waiting for ever. `nil` takes any
-  /// message.
-  public static func receive(_ message: URLSessionWebSocketTask.Message?) -> WebSocketStep {
+  /// that the client's next `receive()` fails instead of waiting for ever. `nil` (or no
+  /// argument, `.receive()`) takes any message.
+  public static func receive(_ message: URLSessionWebSocketTask.Message? = nil) -> WebSocketStep {
     WebSocketStep(.receive(message.map(WebSocketPayload.init)))
   }
 

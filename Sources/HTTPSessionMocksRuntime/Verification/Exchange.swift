@@ -74,7 +74,16 @@ public struct Exchange: Sendable, CustomStringConvertible {
     cutRequestBodyByteCount ?? request.httpBody?.count ?? 0
   }
   /// The response head, or `nil` when the exchange failed before one arrived.
+  ///
+  /// Every door answers HTTP, so ``httpResponse`` reads it without a cast.
   public var response: URLResponse? { answer.response }
+  /// The response head as the HTTP response it is, or `nil` when the exchange failed before
+  /// one arrived.
+  ///
+  /// ```swift
+  /// #expect(mock.exchanges.last?.httpResponse?.statusCode == 201)
+  /// ```
+  public var httpResponse: HTTPURLResponse? { answer.response as? HTTPURLResponse }
   /// The body as received, cut at ``bodyLimit`` bytes (or at a served mock's journal limit);
   /// `nil` when there was none.
   public var body: Data? { answer.data }

@@ -17,7 +17,8 @@ import Testing
     mock.dataTask(with: url) { _, _, _ in }.resume()
 
     let exchange = try #require(mock.exchanges.first)
-    let http = try #require(exchange.response as? HTTPURLResponse)
+    let http = try #require(exchange.httpResponse)
+    #expect(http === exchange.response)
     #expect(exchange.taskIdentifier == 1)
     #expect(exchange.request.url == url)
     #expect(http.statusCode == 200)

@@ -70,7 +70,7 @@ import Testing
   }
 
   @Test func anUnmaskedFrameClosesWith1002() throws {
-    let (mock, server) = try server([.receive(nil)])
+    let (mock, server) = try server([.receive()])
     defer { server.stop() }
     let client = try open(server, "/ws")
     client.send(WebSocketFrame(.text, Array("plain".utf8)).encoded())
