@@ -526,7 +526,17 @@ enum WireMockFormat {
     }
     var body = StubResponse.Body.empty
     if let given = try cursor.optional("body") {
-      body = .text(try given.string())
+      // WireMock reads `body` as a string and takes a scalar's JSON text as it is written
+      // (`true`, `42`, `1.50`, `1e2`; null is no body); an object or an array it refuses
+      // (measured on 2.35.1).
+      switch given.node {
+      case .null: break
+      case .bool(let flag): body = .text(String(flag))
+      case .number(let text): body = .text(text)
+      case .array, .object:
+        throw given.expected("a string (WireMock reads the body as text; use jsonBody for JSON)")
+      default: body = .text(try given.string())
+      }
     } else if let given = try cursor.optional("jsonBody") {
       _ = try given.json()  // every number representable, every string text
       body = .json(try given.compactText())

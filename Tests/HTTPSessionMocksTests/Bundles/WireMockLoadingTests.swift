@@ -1,0 +1,49 @@
+import Foundation
+import HTTPSessionKit
+import HTTPSessionMocks
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Mappings that WireMock 2.35.1 loads (or refuses), read as it reads them: every expected value
+/// here was measured on the real jar.
+@Suite struct WireMockLoadingTests {
+  func mock(_ mappings: [String: String]) throws -> URLSessionMock {
+    let root = try WireMockFormatTests.root(mappings)
+    defer { removeFolder(root) }
+    let mock = URLSessionMock(bundle: try MockBundle(contentsOf: root))
+    mock.unmatchedRequestPolicy = .respond(with: .status(404))
+    return mock
+  }
+
+  @Test func aScalarBodyIsServedAsTheJSONTextItIsWrittenAs() throws {
+    let cases: [(String, String)] = [
+      ("true", "true"), ("false", "false"), ("42", "42"), ("1.50", "1.50"), ("1e2", "1e2"),
+      ("-0.0", "-0.0"), ("null", ""),
+    ]
+    var mappings: [String: String] = [:]
+    for (index, (json, _)) in cases.enumerated() {
+      mappings["b\(index).json"] =
+        #"{"request": {"url": "/b\#(index)"}, "response": {"status": 200, "body": \#(json)}}"#
+    }
+    let mock = try mock(mappings)
+    for (index, (json, served)) in cases.enumerated() {
+      let answer = route(mock, "GET", "http://h.test/b\(index)")
+      #expect(answer.status == 200, "\(json)")
+      #expect(answer.text == served, "\(json)")
+    }
+  }
+
+  @Test(arguments: [#"{"a": 1}"#, "[1, 2]"])
+  func anObjectOrArrayBodyIsRefusedAsWireMockRefusesIt(_ json: String) throws {
+    let root = try WireMockFormatTests.root([
+      "o.json": #"{"request": {"url": "/o"}, "response": {"body": \#(json)}}"#
+    ])
+    defer { removeFolder(root) }
+    let error = bundleError { _ = try MockBundle(contentsOf: root) }
+    #expect(error?.path == "response.body")
+    #expect(error?.description.contains("jsonBody") == true)
+  }
+}
