@@ -89,7 +89,7 @@ enum WireMockFormat {
   static let requestMembers: Set = [
     "method", "url", "urlPath", "urlPathPattern", "urlPattern", "urlPathTemplate",
     "pathParameters", "queryParameters", "headers", "cookies", "basicAuthCredentials",
-    "bodyPatterns", "multipartPatterns", "customMatcher",
+    "basicAuth", "bodyPatterns", "multipartPatterns", "customMatcher",
   ]
   static let responseMembers: Set = [
     "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
@@ -322,7 +322,11 @@ enum WireMockFormat {
         add(.value(target(member.key), try pattern(given.member(member.key, member.value))))
       }
     }
-    if let given = try cursor.optional("basicAuthCredentials") {
+    // `basicAuth` is the member's old name, which WireMock 2.35.1 still reads as
+    // `basicAuthCredentials` (measured on the jar); with both, the newer one counts.
+    var credentials = try cursor.optional("basicAuthCredentials")
+    if credentials == nil { credentials = try cursor.optional("basicAuth") }
+    if let given = credentials {
       try given.rejectUnknownMembers(["username", "password"])
       add(
         .basicAuth(

@@ -46,4 +46,19 @@ import Testing
     #expect(error?.path == "response.body")
     #expect(error?.description.contains("jsonBody") == true)
   }
+
+  @Test func theLegacyBasicAuthFieldIsReadAsBasicAuthCredentials() throws {
+    let mock = try mock([
+      "a.json": #"""
+      {"request": {"url": "/auth", "basicAuth": {"username": "u", "password": "p"}},
+       "response": {"body": "authed"}}
+      """#
+    ])
+    // "u:p" and "u:x" in base64.
+    let good = route(mock, "GET", "http://h.test/auth", headers: ["Authorization": "Basic dTpw"])
+    #expect(good.text == "authed")
+    let bad = route(mock, "GET", "http://h.test/auth", headers: ["Authorization": "Basic dTp4"])
+    #expect(bad.status == 404)
+    #expect(route(mock, "GET", "http://h.test/auth").status == 404)
+  }
 }
