@@ -61,4 +61,22 @@ import Testing
     #expect(bad.status == 404)
     #expect(route(mock, "GET", "http://h.test/auth").status == 404)
   }
+
+  @Test func aFilterOnTheRootTestsTheRootItselfOrEachElementOfARootArray() throws {
+    let mock = try mock([
+      "f.json": #"""
+      {"request": {"method": "POST", "url": "/jp",
+                   "bodyPatterns": [{"matchesJsonPath": "$.[?(@.name=='A')]"}]},
+       "response": {"body": "jp"}}
+      """#
+    ])
+    let cases: [(String, Int)] = [
+      (#"[{"name":"A"}]"#, 200), (#"{"x":{"name":"A"}}"#, 404), (#"{"name":"A"}"#, 200),
+      (#"[{"name":"B"}]"#, 404), (#"[{"name":"B"},{"name":"A"}]"#, 200),
+    ]
+    for (body, status) in cases {
+      let answer = route(mock, "POST", "http://h.test/jp", body: Data(body.utf8))
+      #expect(answer.status == status, "\(body)")
+    }
+  }
 }
