@@ -79,4 +79,21 @@ import Testing
       #expect(answer.status == status, "\(body)")
     }
   }
+
+  @Test func absentOnAJSONPathMatchesABodyThatIsNotJSONButNotAnEmptyOne() throws {
+    let mock = try mock([
+      "a.json": #"""
+      {"request": {"method": "POST", "url": "/absent",
+                   "bodyPatterns": [{"matchesJsonPath": {"expression": "$.items", "absent": true}}]},
+       "response": {"body": "absent-ok"}}
+      """#
+    ])
+    let cases: [(String, Int)] = [
+      ("not json", 200), (#"{"items":1}"#, 404), (#"{"x":1}"#, 200), ("", 404),
+    ]
+    for (body, status) in cases {
+      let answer = route(mock, "POST", "http://h.test/absent", body: Data(body.utf8))
+      #expect(answer.status == status, "\(body)")
+    }
+  }
 }
