@@ -96,4 +96,20 @@ import Testing
       #expect(answer.status == status, "\(body)")
     }
   }
+
+  @Test func jsonBodyNumbersAreWrittenAsWireMockWritesThem() throws {
+    let mock = try mock([
+      "n.json": #"""
+      {"request": {"url": "/nums"}, "response": {"jsonBody":
+        {"a":1.0,"b":1e2,"c":-0.0,"d":1E-7,"e":1.5,"f":-0,"g":12345678901234567890,
+         "h":1.23e20,"i":0.1,"j":100.0e-2,"l":3.14159265358979323846,"m":-1.5e-10,
+         "n":2.0E3,"o":[1.0,2.50],"p":-12,"q":0.000,"r":10,"s":1.0e+1}}}
+      """#
+    ])
+    #expect(
+      route(mock, "GET", "http://h.test/nums").text
+        == #"{"a":1,"b":100,"c":0,"d":0.0000001,"e":1.5,"f":0,"g":12345678901234567890,"#
+        + #""h":123000000000000000000,"i":0.1,"j":1,"l":3.14159265358979323846,"#
+        + #""m":-0.00000000015,"n":2000,"o":[1,2.5],"p":-12,"q":0,"r":10,"s":10}"#)
+  }
 }
