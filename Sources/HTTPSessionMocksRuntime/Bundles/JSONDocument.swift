@@ -170,13 +170,15 @@ struct JSONCursor {
 
   /// Parses `data` as one JSON document, or throws a malformed-document error that names the
   /// line and column of the syntax error and what is wrong there.
-  static func parse(_ data: Data, source: String, duplicates: DuplicateKeys)
-    throws(MockBundleError) -> JSONCursor
-  {
+  static func parse(
+    _ data: Data, source: String, duplicates: DuplicateKeys,
+    dialect: JSONParser.Dialect = .standard
+  ) throws(MockBundleError) -> JSONCursor {
     let data = JSONText.utf8(data)
     let text = JSONText(data, source: source, duplicates: duplicates)
     let parsed: Result<JSONNode, JSONSyntaxError> = data.withUnsafeBytes { raw in
       var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+      parser.dialect = dialect
       do throws(JSONSyntaxError) {
         return .success(try parser.document())
       } catch {

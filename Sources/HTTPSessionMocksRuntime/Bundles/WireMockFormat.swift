@@ -180,7 +180,8 @@ enum WireMockFormat {
   static func mappings(in data: Data, source: String, name: String, files: BundleFiles)
     throws(MockBundleError) -> [WireMockMapping]
   {
-    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    let root = try JSONCursor.parse(
+      data, source: source, duplicates: .lastWins, dialect: .wireMock)
     if let list = try root.optional("mappings") {
       try root.rejectUnknownMembers(["mappings", "meta"])
       var result: [WireMockMapping] = []

@@ -112,4 +112,37 @@ import Testing
         + #""h":123000000000000000000,"i":0.1,"j":1,"l":3.14159265358979323846,"#
         + #""m":-0.00000000015,"n":2000,"o":[1,2.5],"p":-12,"q":0,"r":10,"s":10}"#)
   }
+
+  @Test func aTrailingCommaInAMappingFileIsRefusedAsWireMockRefusesIt() throws {
+    for text in [
+      #"{"request": {"url": "/t"}, "response": {"body": "x"},}"#,
+      #"{"request": {"url": "/t", "bodyPatterns": [{"contains": "a"},]}, "response": {}}"#,
+      #"{"mappings": [{"request": {"url": "/t"}, "response": {}},]}"#,
+    ] {
+      let root = try WireMockFormatTests.root(["t.json": text])
+      defer { removeFolder(root) }
+      let error = bundleError { _ = try MockBundle(contentsOf: root) }
+      #expect(error?.source.hasSuffix("mappings/t.json") == true, "\(text)")
+      #expect(error?.description.contains("trailing comma") == true, "\(text)")
+    }
+  }
+
+  @Test func commentsInAMappingFileAreSkippedAsWireMockSkipsThem() throws {
+    let mock = try mock([
+      "c.json": """
+      // a mapping with comments, as WireMock reads it
+      {"request": {"url": "/c"}, /* the answer: */ "response": {"body": "commented"}}
+      """
+    ])
+    #expect(route(mock, "GET", "http://h.test/c").text == "commented")
+  }
+
+  @Test func ourOwnFormatStillAcceptsATrailingComma() throws {
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+    let file = try writeFile(
+      #"{"version": 1, "entries": [{"request": {"url": "/x"}, "response": {"status": 201}},]}"#,
+      "bundle.json", in: folder)
+    #expect(try MockBundle(contentsOf: file).count == 1)
+  }
 }
