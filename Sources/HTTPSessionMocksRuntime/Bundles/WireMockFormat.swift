@@ -115,7 +115,6 @@ enum WireMockFormat {
       "response templating (transformers, such as \"response-template\") is not supported yet",
     "transformerParameters":
       "response templating (transformerParameters) is not supported yet",
-    "postServeActions": "post-serve actions (postServeActions, webhooks) are not supported",
     "before": "date-time matching (before) is not supported",
     "after": "date-time matching (after) is not supported",
     "equalToDateTime": "date-time matching (equalToDateTime) is not supported",
@@ -255,12 +254,37 @@ enum WireMockFormat {
     }
     _ = try cursor.optional("persistent")?.bool()
     let label = name.map { "\(origin) (\($0))" } ?? origin
+    let notes = try postServeActions(cursor, source: files.source)
     var entry = MockBundle.Entry(
       matcher: matcher, responses: [response], times: nil, whenState: required,
       willSetState: next, origin: label)
     entry.scenario = scenario
     entry.priority = priority
+    entry.loadNotes = notes
     return WireMockMapping(id: id ?? UUID(), name: name, entry: entry, metadata: metadata)
+  }
+
+  /// What a mapping's `postServeActions` (webhooks and other extensions) say once it is loaded:
+  /// they are read, not performed, and the mapping answers as WireMock answers it.
+  private static func postServeActions(_ cursor: JSONCursor, source: String)
+    throws(MockBundleError) -> [String]
+  {
+    guard let given = try cursor.optional("postServeActions"), !given.isNull else { return [] }
+    var names: [String] = []
+    if case .object = given.node {
+      // The older form, an object keyed by action name, which WireMock 2.35.1 still reads.
+      names = try given.members().map(\.key)
+    } else {
+      for element in try given.elements() {
+        names.append(try element.optionalString("name") ?? "unnamed")
+      }
+    }
+    guard !names.isEmpty else { return [] }
+    return [
+      "\(source): \(given.path): post-serve actions (\(names.joined(separator: ", "))) are "
+        + "not performed by this package: the mapping answers, and no webhook is sent. Stub the "
+        + "webhook's receiver, or send the call from the test."
+    ]
   }
 
   /// A mapping's `request`: a ``RequestMatcher``.

@@ -145,4 +145,25 @@ import Testing
       "bundle.json", in: folder)
     #expect(try MockBundle(contentsOf: file).count == 1)
   }
+
+  @Test func aWebhookIsNotPerformedButItsMappingLoadsAndAnswersSayingSoOnce() throws {
+    let root = try WireMockFormatTests.root([
+      "hooks/w.json": #"""
+      {"request": {"url": "/wh"}, "response": {"body": "wh"},
+       "postServeActions": [{"name": "webhook",
+                             "parameters": {"method": "POST", "url": "http://127.0.0.1:1/x"}}]}
+      """#
+    ])
+    defer { removeFolder(root) }
+    let bundle = try MockBundle(contentsOf: root)
+    let reports = expectReport(
+      containing: "mappings/hooks/w.json", "postServeActions", "not performed",
+      severity: .warning
+    ) {
+      let mock = URLSessionMock(bundle: bundle)
+      #expect(route(mock, "GET", "http://h.test/wh").text == "wh")
+      #expect(route(mock, "GET", "http://h.test/wh").text == "wh")
+    }
+    #expect(reports.count == 1)
+  }
 }
