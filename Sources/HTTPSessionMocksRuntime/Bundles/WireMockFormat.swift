@@ -138,6 +138,15 @@ enum WireMockFormat {
   /// The mappings of every `.json` file under `root/mappings`, recursively, in path order,
   /// each with its id and name.
   static func mappings(inRoot root: URL) throws(MockBundleError) -> [WireMockMapping] {
+    try mappings(inRoot: root, skippingUnreadable: false).mappings
+  }
+
+  /// The mappings of every `.json` file under `root/mappings`, as ``mappings(inRoot:)`` reads
+  /// them; with `skippingUnreadable`, a file that cannot be read is left out and its error
+  /// listed in `skipped`, instead of failing the whole root.
+  static func mappings(inRoot root: URL, skippingUnreadable: Bool) throws(MockBundleError) -> (
+    mappings: [WireMockMapping], skipped: [MockBundleError]
+  ) {
     let mappings = root.appendingPathComponent("mappings", isDirectory: true)
     let files = BundleFiles(
       folder: root.appendingPathComponent("__files", isDirectory: true), source: root.path)
@@ -147,20 +156,26 @@ enum WireMockFormat {
       if next.lowercased().hasSuffix(".json") { paths.append(next) }
     }
     var result: [WireMockMapping] = []
+    var skipped: [MockBundleError] = []
     for path in paths.sorted() {
       let url = mappings.appendingPathComponent(path)
-      let data: Data
-      do {
-        data = try Data(contentsOf: url)
+      do throws(MockBundleError) {
+        let data: Data
+        do {
+          data = try Data(contentsOf: url)
+        } catch {
+          throw MockBundleError(
+            .unreadable, source: url.path, "cannot be read (\(error.localizedDescription))")
+        }
+        let fileFiles = BundleFiles(folder: files.folder, source: url.path)
+        result += try self.mappings(
+          in: data, source: url.path, name: "mappings/" + path, files: fileFiles)
       } catch {
-        throw MockBundleError(
-          .unreadable, source: url.path, "cannot be read (\(error.localizedDescription))")
+        guard skippingUnreadable else { throw error }
+        skipped.append(error)
       }
-      let fileFiles = BundleFiles(folder: files.folder, source: url.path)
-      result += try self.mappings(
-        in: data, source: url.path, name: "mappings/" + path, files: fileFiles)
     }
-    return result
+    return (result, skipped)
   }
 
   /// Reads one file: a mapping, or `{"mappings": [...]}`; `folder` is where `__files` is looked
