@@ -22,7 +22,7 @@ import HTTPSessionServer
 let usage = """
   usage: stub-server BUNDLE [--port N] [--host H] [--origin URL] [--directory DIR]
                      [--unmatched 404 | --unmatched passthrough URL] [--exit-with-parent]
-                     [--journal N] [--no-admin]
+                     [--journal N] [--no-admin] [--skip-unreadable]
          stub-server --root-dir DIR [--port N] [--bind-address H] [--verbose]
                      [--no-request-journal | --max-request-journal-entries N]
          stub-server --directory DIR [--port N] [--host H] [--journal N]
@@ -55,6 +55,10 @@ let usage = """
     --journal N      keep the newest N requests in memory (default 10000; 0 for none), so
                      that a long-running server keeps bounded memory
     --no-admin       do not answer the admin API: requests under /__admin go to the stubs
+    --skip-unreadable
+                     serve a WireMock root even when some of its mapping files cannot be
+                     read: each is named on standard error (the file, the JSON path and
+                     what is wrong) and left out. Without it such a root is refused
 
   WireMock's own flags, so that a script that starts WireMock can start this instead:
     --root-dir DIR   the WireMock root to serve (the same as naming it as BUNDLE); the
@@ -132,6 +136,9 @@ struct Options {
   var journalDisabled = false
   /// Whether the bundle was named with `--root-dir` (a WireMock root).
   var rootDirectory = false
+  /// Whether a WireMock root's unreadable mapping files are named and left out
+  /// (`--skip-unreadable`) rather than refusing the root.
+  var skipUnreadable = false
 }
 
 /// `text` as an origin: an http or https URL with a host and no path beyond `/`, no query.
@@ -207,6 +214,8 @@ func parse(_ arguments: [String]) -> Options {
       }
     case "--exit-with-parent":
       options.exitWithParent = true
+    case "--skip-unreadable":
+      options.skipUnreadable = true
     case "--directory":
       options.directory = value(of: name, inline: inline)
     case "--journal", "--max-request-journal-entries":
@@ -264,8 +273,22 @@ if let path = options.bundle {
   if options.rootDirectory || (WireMockMapping.isRoot(url) && !isBundleFolder) {
     wireMockRoot = url
   }
+  if options.skipUnreadable && wireMockRoot == nil {
+    fail("--skip-unreadable applies to a WireMock root (a folder holding mappings/)")
+  }
   do {
-    if let root = wireMockRoot, options.admin {
+    if let root = wireMockRoot, options.skipUnreadable, WireMockMapping.isRoot(root) {
+      let (mappings, skipped) = try WireMockMapping.readableMappings(inRoot: root)
+      for error in skipped {
+        FileHandle.standardError.write(
+          Data("stub-server: warning: skipped (--skip-unreadable): \(error)\n".utf8))
+      }
+      if options.admin {
+        rootMappings = mappings
+      } else {
+        bundle = MockBundle(wireMockMappings: mappings)
+      }
+    } else if let root = wireMockRoot, options.admin {
       // A root without mappings/ yet is an empty one, as WireMock takes it.
       rootMappings = WireMockMapping.isRoot(root) ? try WireMockMapping.mappings(inRoot: root) : []
     } else if options.rootDirectory && !WireMockMapping.isRoot(url) {
@@ -274,7 +297,10 @@ if let path = options.bundle {
       bundle = try MockBundle(contentsOf: URL(fileURLWithPath: path))
     }
   } catch {
-    fail("cannot read the bundle: \(error)")
+    let hint =
+      wireMockRoot == nil
+      ? "" : " (to serve the root's other mappings, leaving this file out, add --skip-unreadable)"
+    fail("cannot read the bundle: \(error)\(hint)")
   }
 }
 

@@ -170,13 +170,15 @@ struct JSONCursor {
 
   /// Parses `data` as one JSON document, or throws a malformed-document error that names the
   /// line and column of the syntax error and what is wrong there.
-  static func parse(_ data: Data, source: String, duplicates: DuplicateKeys)
-    throws(MockBundleError) -> JSONCursor
-  {
+  static func parse(
+    _ data: Data, source: String, duplicates: DuplicateKeys,
+    dialect: JSONParser.Dialect = .standard
+  ) throws(MockBundleError) -> JSONCursor {
     let data = JSONText.utf8(data)
     let text = JSONText(data, source: source, duplicates: duplicates)
     let parsed: Result<JSONNode, JSONSyntaxError> = data.withUnsafeBytes { raw in
       var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+      parser.dialect = dialect
       do throws(JSONSyntaxError) {
         return .success(try parser.document())
       } catch {
@@ -441,12 +443,54 @@ struct JSONCursor {
 }
 
 extension JSONCursor {
-  /// The value as compact JSON in the document's own order, numbers as written: how WireMock
-  /// (Jackson) writes a mapping's `jsonBody` back out.
+  /// The value as compact JSON in the document's own order, numbers as ``plainNumber(_:)``
+  /// writes them: how WireMock (Jackson) writes a mapping's `jsonBody` back out.
   func compactText() throws(MockBundleError) -> Data {
     var out = ""
     try Self.write(node, into: &out, at: self)
     return Data(out.utf8)
+  }
+
+  /// A JSON number literal as WireMock 2.35.1 writes a `jsonBody` number (Jackson reads it
+  /// as a `BigDecimal` and writes it plain, without trailing zeros): `1.0` is `1`, `1e2` is
+  /// `100`, `-0.0` is `0`, `1E-7` is `0.0000001`, `1.23e20` is `123000000000000000000`; every
+  /// digit is kept. An exponent beyond ±10,000 (which no `Double` reaches) is left as written.
+  static func plainNumber(_ literal: String) -> String {
+    var text = Substring(literal)
+    let negative = text.first == "-"
+    if negative { text = text.dropFirst() }
+    var exponent = 0
+    if let mark = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+      guard let value = Int(text[text.index(after: mark)...]), abs(value) <= 10_000 else {
+        return literal
+      }
+      exponent = value
+      text = text[..<mark]
+    }
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    var digits = Array(parts[0].utf8)
+    if parts.count > 1 { digits += Array(parts[1].utf8) }
+    // Where the decimal point falls among `digits`.
+    var point = parts[0].utf8.count + exponent
+    let zero = UInt8(ascii: "0")
+    let leading = digits.prefix { $0 == zero }.count
+    digits.removeFirst(leading)
+    point -= leading
+    while digits.count > max(point, 0), digits.last == zero { digits.removeLast() }
+    guard !digits.isEmpty else { return "0" }
+    var out = negative ? "-" : ""
+    if point <= 0 {
+      out += "0." + String(repeating: "0", count: -point) + String(decoding: digits, as: UTF8.self)
+    } else if point >= digits.count {
+      out +=
+        String(decoding: digits, as: UTF8.self)
+        + String(repeating: "0", count: point - digits.count)
+    } else {
+      out +=
+        String(decoding: digits[..<point], as: UTF8.self) + "."
+        + String(decoding: digits[point...], as: UTF8.self)
+    }
+    return out
   }
 
   private static func write(_ node: JSONNode, into out: inout String, at cursor: JSONCursor)
@@ -455,7 +499,7 @@ extension JSONCursor {
     switch node {
     case .null: out += "null"
     case .bool(let flag): out += flag ? "true" : "false"
-    case .number(let literal): out += literal
+    case .number(let literal): out += plainNumber(literal)
     case .string(let text): JSONWriter.quote(text, into: &out)
     case .array(let values):
       out += "["

@@ -49,6 +49,26 @@ struct JSONParser {
   /// How deep arrays and objects may nest (`JSONSerialization`'s limit).
   static let maximumDepth = 512
 
+  /// What a document may hold beyond RFC 8259.
+  struct Dialect {
+    /// Whether a `,` may come before a closing `]` or `}` (JSONSerialization and JSONDecoder
+    /// accept one, so this package's own files may have one).
+    var trailingCommas = true
+    /// Whether `// line` and `/* block */` comments may stand where white space may.
+    var comments = false
+    /// Whether a string or key may be written in single quotes (`'text'`, with `\'`).
+    var singleQuotes = false
+
+    /// RFC 8259 and trailing commas: this package's own formats.
+    static let standard = Dialect()
+    /// What WireMock 2.35.1 (Jackson, as WireMock configures it) reads: comments and single
+    /// quotes, but no trailing comma ("Unexpected character ('}')"), measured on the jar.
+    static let wireMock = Dialect(trailingCommas: false, comments: true, singleQuotes: true)
+  }
+
+  /// What this parser accepts beyond RFC 8259.
+  var dialect = Dialect.standard
+
   private let bytes: UnsafeBufferPointer<UInt8>
   private(set) var offset: Int
   private var depth = 0
@@ -96,6 +116,8 @@ struct JSONParser {
       return .array(elements)
     case UInt8(ascii: "\""):
       return try string()
+    case UInt8(ascii: "'") where dialect.singleQuotes:
+      return try string()
     default:
       return try scalar()
     }
@@ -111,6 +133,8 @@ struct JSONParser {
       try beginArray()
       while try nextElement() { try skipValue() }
     case UInt8(ascii: "\""):
+      try skipString()
+    case UInt8(ascii: "'") where dialect.singleQuotes:
       try skipString()
     default:
       _ = try scalar()
@@ -142,7 +166,7 @@ struct JSONParser {
   /// or `nil` when the object ends.
   mutating func nextMember() throws(JSONSyntaxError) -> String? {
     guard try nextItem(closing: UInt8(ascii: "}"), what: "object member") else { return nil }
-    guard try peek() == UInt8(ascii: "\"") else {
+    guard isQuote(try peek()) else {
       throw fail("Expected a key (a string in double quotes), found \(shown(offset))")
     }
     let key: String
@@ -223,10 +247,16 @@ struct JSONParser {
       }
       offset += 1
       // A trailing comma closes as well: JSONSerialization and JSONDecoder accept one, so
-      // files that they read before keep loading.
+      // files that they read before keep loading. WireMock's files may not have one.
       skipSpace()
       guard offset < bytes.count else {
         throw fail("Unexpected end of file (expected a value after \",\")")
+      }
+      if bytes[offset] == closing && !dialect.trailingCommas {
+        throw fail(
+          "Unexpected \(shown(offset)) after \",\": a trailing comma, which WireMock refuses "
+            + "(\"Unexpected character ('\(Character(Unicode.Scalar(closing)))')\"); remove the comma"
+        )
       }
     }
     if bytes[offset] == closing {
@@ -242,7 +272,7 @@ struct JSONParser {
 
   private mutating func skipKey() throws(JSONSyntaxError) -> Bool {
     guard try nextItem(closing: UInt8(ascii: "}"), what: "object member") else { return false }
-    guard try peek() == UInt8(ascii: "\"") else {
+    guard isQuote(try peek()) else {
       throw fail("Expected a key (a string in double quotes), found \(shown(offset))")
     }
     try skipString()
@@ -265,9 +295,40 @@ struct JSONParser {
     while offset < bytes.count {
       switch bytes[offset] {
       case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+      case UInt8(ascii: "/") where dialect.comments && offset + 1 < bytes.count:
+        guard skipComment() else { return }
       default: return
       }
     }
+  }
+
+  /// Moves past the `//` or `/* */` comment that starts here (an unclosed one runs to the end
+  /// of the file); `false`, without moving, when no comment starts here.
+  private mutating func skipComment() -> Bool {
+    switch bytes[offset + 1] {
+    case UInt8(ascii: "/"):
+      offset += 2
+      while offset < bytes.count, bytes[offset] != 0x0A, bytes[offset] != 0x0D { offset += 1 }
+    case UInt8(ascii: "*"):
+      offset += 2
+      while offset < bytes.count {
+        if bytes[offset] == UInt8(ascii: "*"), offset + 1 < bytes.count,
+          bytes[offset + 1] == UInt8(ascii: "/")
+        {
+          offset += 2
+          return true
+        }
+        offset += 1
+      }
+    default:
+      return false
+    }
+    return true
+  }
+
+  /// Whether `byte` opens a string: `"`, or `'` where the dialect allows it.
+  private func isQuote(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: "\"") || (dialect.singleQuotes && byte == UInt8(ascii: "'"))
   }
 
   /// `true`, `false`, `null` or a number.
@@ -349,6 +410,8 @@ struct JSONParser {
     case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"),
       UInt8(ascii: ":"):
       return
+    case UInt8(ascii: "/") where dialect.comments:
+      return
     default:
       throw fail("Invalid value: unexpected \(shown(offset))")
     }
@@ -360,17 +423,18 @@ struct JSONParser {
 
   /// The string that starts here: its text, or why it is not text.
   private mutating func string() throws(JSONSyntaxError) -> JSONNode {
+    let quote = bytes[offset]
     offset += 1
     // The common case: no escapes, all ASCII; the bytes are the text.
     var index = offset
     while index < bytes.count {
       let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 {
+      if byte == quote || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 {
         break
       }
       index += 1
     }
-    if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+    if index < bytes.count, bytes[index] == quote {
       let text = String(decoding: bytes[offset..<index], as: UTF8.self)
       offset = index + 1
       return .string(text)
@@ -385,7 +449,7 @@ struct JSONParser {
       }
       let byte = bytes[offset]
       switch byte {
-      case UInt8(ascii: "\""):
+      case quote:
         offset += 1
         if let problem { return .unreadable(problem) }
         return .string(String(decoding: scratch, as: UTF8.self))
@@ -426,6 +490,7 @@ struct JSONParser {
     offset += 2
     switch letter {
     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(letter)
+    case UInt8(ascii: "'") where dialect.singleQuotes: scratch.append(letter)
     case UInt8(ascii: "b"): scratch.append(0x08)
     case UInt8(ascii: "f"): scratch.append(0x0C)
     case UInt8(ascii: "n"): scratch.append(0x0A)
@@ -489,10 +554,11 @@ struct JSONParser {
 
   /// Moves past the string that starts here, checking its escapes and control characters.
   private mutating func skipString() throws(JSONSyntaxError) {
+    let quote = bytes[offset]
     offset += 1
     while offset < bytes.count {
       let byte = bytes[offset]
-      if byte == UInt8(ascii: "\"") {
+      if byte == quote {
         offset += 1
         return
       }

@@ -251,7 +251,7 @@ extension WireMockFormat {
     if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
       throw MockBundleError(.malformed, source: source, "the body is empty; expected a JSON object")
     }
-    return try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    return try JSONCursor.parse(data, source: source, duplicates: .lastWins, dialect: .wireMock)
   }
 
   /// `text` as a UUID when it is exactly one (see ``WireMockMapping/id(exactly:)``).

@@ -89,7 +89,7 @@ enum WireMockFormat {
   static let requestMembers: Set = [
     "method", "url", "urlPath", "urlPathPattern", "urlPattern", "urlPathTemplate",
     "pathParameters", "queryParameters", "headers", "cookies", "basicAuthCredentials",
-    "bodyPatterns", "multipartPatterns", "customMatcher",
+    "basicAuth", "bodyPatterns", "multipartPatterns", "customMatcher",
   ]
   static let responseMembers: Set = [
     "status", "statusMessage", "headers", "body", "jsonBody", "base64Body", "bodyFileName",
@@ -115,7 +115,6 @@ enum WireMockFormat {
       "response templating (transformers, such as \"response-template\") is not supported yet",
     "transformerParameters":
       "response templating (transformerParameters) is not supported yet",
-    "postServeActions": "post-serve actions (postServeActions, webhooks) are not supported",
     "before": "date-time matching (before) is not supported",
     "after": "date-time matching (after) is not supported",
     "equalToDateTime": "date-time matching (equalToDateTime) is not supported",
@@ -139,6 +138,15 @@ enum WireMockFormat {
   /// The mappings of every `.json` file under `root/mappings`, recursively, in path order,
   /// each with its id and name.
   static func mappings(inRoot root: URL) throws(MockBundleError) -> [WireMockMapping] {
+    try mappings(inRoot: root, skippingUnreadable: false).mappings
+  }
+
+  /// The mappings of every `.json` file under `root/mappings`, as ``mappings(inRoot:)`` reads
+  /// them; with `skippingUnreadable`, a file that cannot be read is left out and its error
+  /// listed in `skipped`, instead of failing the whole root.
+  static func mappings(inRoot root: URL, skippingUnreadable: Bool) throws(MockBundleError) -> (
+    mappings: [WireMockMapping], skipped: [MockBundleError]
+  ) {
     let mappings = root.appendingPathComponent("mappings", isDirectory: true)
     let files = BundleFiles(
       folder: root.appendingPathComponent("__files", isDirectory: true), source: root.path)
@@ -148,20 +156,26 @@ enum WireMockFormat {
       if next.lowercased().hasSuffix(".json") { paths.append(next) }
     }
     var result: [WireMockMapping] = []
+    var skipped: [MockBundleError] = []
     for path in paths.sorted() {
       let url = mappings.appendingPathComponent(path)
-      let data: Data
-      do {
-        data = try Data(contentsOf: url)
+      do throws(MockBundleError) {
+        let data: Data
+        do {
+          data = try Data(contentsOf: url)
+        } catch {
+          throw MockBundleError(
+            .unreadable, source: url.path, "cannot be read (\(error.localizedDescription))")
+        }
+        let fileFiles = BundleFiles(folder: files.folder, source: url.path)
+        result += try self.mappings(
+          in: data, source: url.path, name: "mappings/" + path, files: fileFiles)
       } catch {
-        throw MockBundleError(
-          .unreadable, source: url.path, "cannot be read (\(error.localizedDescription))")
+        guard skippingUnreadable else { throw error }
+        skipped.append(error)
       }
-      let fileFiles = BundleFiles(folder: files.folder, source: url.path)
-      result += try self.mappings(
-        in: data, source: url.path, name: "mappings/" + path, files: fileFiles)
     }
-    return result
+    return (result, skipped)
   }
 
   /// Reads one file: a mapping, or `{"mappings": [...]}`; `folder` is where `__files` is looked
@@ -180,7 +194,8 @@ enum WireMockFormat {
   static func mappings(in data: Data, source: String, name: String, files: BundleFiles)
     throws(MockBundleError) -> [WireMockMapping]
   {
-    let root = try JSONCursor.parse(data, source: source, duplicates: .lastWins)
+    let root = try JSONCursor.parse(
+      data, source: source, duplicates: .lastWins, dialect: .wireMock)
     if let list = try root.optional("mappings") {
       try root.rejectUnknownMembers(["mappings", "meta"])
       var result: [WireMockMapping] = []
@@ -254,12 +269,37 @@ enum WireMockFormat {
     }
     _ = try cursor.optional("persistent")?.bool()
     let label = name.map { "\(origin) (\($0))" } ?? origin
+    let notes = try postServeActions(cursor, source: files.source)
     var entry = MockBundle.Entry(
       matcher: matcher, responses: [response], times: nil, whenState: required,
       willSetState: next, origin: label)
     entry.scenario = scenario
     entry.priority = priority
+    entry.loadNotes = notes
     return WireMockMapping(id: id ?? UUID(), name: name, entry: entry, metadata: metadata)
+  }
+
+  /// What a mapping's `postServeActions` (webhooks and other extensions) say once it is loaded:
+  /// they are read, not performed, and the mapping answers as WireMock answers it.
+  private static func postServeActions(_ cursor: JSONCursor, source: String)
+    throws(MockBundleError) -> [String]
+  {
+    guard let given = try cursor.optional("postServeActions"), !given.isNull else { return [] }
+    var names: [String] = []
+    if case .object = given.node {
+      // The older form, an object keyed by action name, which WireMock 2.35.1 still reads.
+      names = try given.members().map(\.key)
+    } else {
+      for element in try given.elements() {
+        names.append(try element.optionalString("name") ?? "unnamed")
+      }
+    }
+    guard !names.isEmpty else { return [] }
+    return [
+      "\(source): \(given.path): post-serve actions (\(names.joined(separator: ", "))) are "
+        + "not performed by this package: the mapping answers, and no webhook is sent. Stub the "
+        + "webhook's receiver, or send the call from the test."
+    ]
   }
 
   /// A mapping's `request`: a ``RequestMatcher``.
@@ -322,7 +362,11 @@ enum WireMockFormat {
         add(.value(target(member.key), try pattern(given.member(member.key, member.value))))
       }
     }
-    if let given = try cursor.optional("basicAuthCredentials") {
+    // `basicAuth` is the member's old name, which WireMock 2.35.1 still reads as
+    // `basicAuthCredentials` (measured on the jar); with both, the newer one counts.
+    var credentials = try cursor.optional("basicAuthCredentials")
+    if credentials == nil { credentials = try cursor.optional("basicAuth") }
+    if let given = credentials {
       try given.rejectUnknownMembers(["username", "password"])
       add(
         .basicAuth(
@@ -526,7 +570,17 @@ enum WireMockFormat {
     }
     var body = StubResponse.Body.empty
     if let given = try cursor.optional("body") {
-      body = .text(try given.string())
+      // WireMock reads `body` as a string and takes a scalar's JSON text as it is written
+      // (`true`, `42`, `1.50`, `1e2`; null is no body); an object or an array it refuses
+      // (measured on 2.35.1).
+      switch given.node {
+      case .null: break
+      case .bool(let flag): body = .text(String(flag))
+      case .number(let text): body = .text(text)
+      case .array, .object:
+        throw given.expected("a string (WireMock reads the body as text; use jsonBody for JSON)")
+      default: body = .text(try given.string())
+      }
     } else if let given = try cursor.optional("jsonBody") {
       _ = try given.json()  // every number representable, every string text
       body = .json(try given.compactText())

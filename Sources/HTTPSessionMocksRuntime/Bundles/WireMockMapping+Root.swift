@@ -15,4 +15,21 @@ extension WireMockMapping {
   package static func mappings(inRoot folder: URL) throws -> [WireMockMapping] {
     try WireMockFormat.mappings(inRoot: folder)
   }
+
+  /// The mappings of the WireMock root `folder` that can be read, and the error of each file
+  /// that cannot (the file, the JSON path and what is wrong), in path order: what
+  /// `stub-server --skip-unreadable` serves and names.
+  package static func readableMappings(inRoot folder: URL) throws -> (
+    mappings: [WireMockMapping], skipped: [MockBundleError]
+  ) {
+    try WireMockFormat.mappings(inRoot: folder, skippingUnreadable: true)
+  }
+}
+
+extension MockBundle {
+  /// A bundle of `mappings`' entries, as a WireMock root loads them (the newest matching
+  /// mapping of equal priority answers).
+  package init(wireMockMappings mappings: [WireMockMapping]) {
+    self.init(entries: mappings.map(\.entry), firstMatchWins: false)
+  }
 }

@@ -168,10 +168,10 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
       switch value {
       case .array(let items):
         for item in items where holds(filter, for: item, root: root) { result.append(item) }
-      case .object(let members):
-        for key in members.keys.sorted() {
-          if let item = members[key], holds(filter, for: item, root: root) { result.append(item) }
-        }
+      case .object:
+        // Jayway (WireMock's JSONPath) tests an object itself, not its members:
+        // `$[?(@.name=='A')]` holds for {"name":"A"} and not for {"x":{"name":"A"}}.
+        if holds(filter, for: value, root: root) { result.append(value) }
       default: break
       }
     }
@@ -298,6 +298,8 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
           }
           steps.append(.member(try name()))
         } else if eat(".") {
+          // `$.[...]`, as Jayway reads it: the bracket applies to what the dot follows.
+          if peek == "[" { continue }
           if eat("*") {
             steps.append(.wildcard)
           } else {

@@ -472,3 +472,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
   }
 }
+
+extension RequestMatcher {
+  /// How far `request` is from matching, in `0..<1` (0: it matches; the weight `w` of what
+  /// differed as `w / (w + 1)`, as the mock's near misses are), with what differed on one line:
+  /// the admin API's `POST /__admin/near-misses/request-pattern` ranks the journal with it.
+  package func nearMissDistance(to request: URLRequest) -> (distance: Double, report: String) {
+    let evaluation = evaluate(RequestFacts(request), capturingParameters: false)
+    let weight = max(0, evaluation.distance)
+    return (weight / (weight + 1), evaluation.mismatches.joined(separator: "; "))
+  }
+}

@@ -152,11 +152,14 @@ final class AdminAPI: @unchecked Sendable {
         Reply(200, ["requests": loggedRequests(mock.requests(matching: matcher))])
       }
     case ("GET", ["requests", "unmatched"]):
-      return Reply(200, ["requests": loggedRequests(mock.unmatchedRequests)])
+      // Newest first, as WireMock 2.35.1 lists them (`find` lists oldest first).
+      return Reply(200, ["requests": Array(loggedRequests(mock.unmatchedRequests).reversed())])
     case ("GET", ["requests", "unmatched", "near-misses"]):
       return nearMisses()
     case ("POST", ["near-misses", "request"]):
       return nearMissesOfRequest(call)
+    case ("POST", ["near-misses", "request-pattern"]):
+      return withPattern(call) { matcher in nearMisses(of: matcher, pattern: call.body) }
     case ("GET", let path) where path.count == 2 && path[0] == "requests":
       return oneRequest(path[1])
     case ("DELETE", let path) where path.count == 2 && path[0] == "requests":
@@ -226,8 +229,44 @@ final class AdminAPI: @unchecked Sendable {
     return Reply(200, AdminJSON.servedEvent(exchange, loggedAt: dates[task]))
   }
 
+  /// The requests as WireMock logs them, each with its `loggedDate` when the journal still
+  /// holds the exchange it belongs to. `requests` come from the journal, in its order, so
+  /// each is paired with the next exchange of the same request.
   private func loggedRequests(_ requests: [URLRequest]) -> [[String: Any]] {
-    requests.map { AdminJSON.loggedRequest($0, loggedAt: nil) }
+    let dates = loggedDates()
+    let exchanges = mock.exchanges
+    var next = exchanges.startIndex
+    return requests.map { request in
+      var index = next
+      while index < exchanges.endIndex, exchanges[index].request != request { index += 1 }
+      guard index < exchanges.endIndex else {
+        return AdminJSON.loggedRequest(request, loggedAt: nil)
+      }
+      next = index + 1
+      return AdminJSON.loggedRequest(
+        request, loggedAt: dates[exchanges[index].taskIdentifier])
+    }
+  }
+
+  /// `POST /__admin/near-misses/request-pattern`: the three requests of the journal closest to
+  /// the pattern the body describes, closest first (the oldest first among equals), each with
+  /// `request`, `requestPattern` (the body) and `matchResult` with its `distance` and, beyond
+  /// WireMock, the `report` of what differed.
+  private func nearMisses(of matcher: RequestMatcher, pattern: Data) -> Reply {
+    let requests = mock.requests
+    let ranked = requests.enumerated().map { index, request in
+      (index, matcher.nearMissDistance(to: request))
+    }.sorted { ($0.1.distance, $0.0) < ($1.1.distance, $1.0) }.prefix(3)
+    let logged = loggedRequests(requests)
+    let described = (try? JSONSerialization.jsonObject(with: pattern)) ?? [String: Any]()
+    let misses: [[String: Any]] = ranked.map { index, miss in
+      [
+        "request": logged[index],
+        "requestPattern": described,
+        "matchResult": ["distance": miss.distance, "report": miss.report],
+      ]
+    }
+    return Reply(200, ["nearMisses": misses])
   }
 
   /// `GET /__admin/requests/unmatched/near-misses`: for each unmatched request, its closest

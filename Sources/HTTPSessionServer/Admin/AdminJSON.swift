@@ -61,7 +61,8 @@ enum AdminJSON {
 
   /// A request as WireMock logs it: `url` (path and query as sent), `absoluteUrl`, `method`,
   /// `headers`, `queryParams`, `body` and `bodyAsBase64`, and `loggedDate` (milliseconds since
-  /// 1970) when the server noted its arrival.
+  /// 1970) with `loggedDateString` (ISO 8601 in UTC to the second, `2026-12-05T12:43:32Z`, as
+  /// WireMock 2.35.1 writes it) when the server noted its arrival.
   static func loggedRequest(_ request: URLRequest, loggedAt date: Date?) -> [String: Any] {
     let url = request.url
     let parts = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }

@@ -7,9 +7,10 @@ import HTTPSessionMocksRuntime
 
 /// Turns the mock's answer into the bytes of an HTTP/1.1 response.
 enum ResponseEncoder {
-  /// Header fields the server writes itself; a stub's own values for them are dropped.
+  /// Header fields the server writes itself; a stub's own values for them are dropped. A
+  /// stub's `Keep-Alive` is sent as declared (WireMock sends it): it only advises the client.
   private static let managed: Set<String> = [
-    "content-length", "transfer-encoding", "connection", "keep-alive",
+    "content-length", "transfer-encoding", "connection",
   ]
 
   /// A complete response: status line, the stub's headers, `Content-Length` and the body
