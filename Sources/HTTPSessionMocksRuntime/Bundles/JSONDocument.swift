@@ -2,8 +2,8 @@ import Foundation
 
 /// Writes `JSONValue`s as the bundle files want them: pretty printed with sorted keys (a stable,
 /// diff-friendly form), or compact with sorted keys (for bodies).
-enum JSONWriter {
-  static func pretty(_ value: JSONValue) -> Data {
+package enum JSONWriter {
+  package static func pretty(_ value: JSONValue) -> Data {
     var out = ""
     write(value, into: &out, indent: 0, pretty: true)
     out += "\n"

@@ -22,9 +22,9 @@ final class AdminAPI: @unchecked Sendable {
     var status: Int
     var body: Data
 
-    init(_ status: Int, _ object: Any) {
+    init(_ status: Int, _ value: JSONValue) {
       self.status = status
-      self.body = AdminJSON.data(object)
+      self.body = AdminJSON.data(value)
     }
   }
 
@@ -130,29 +130,32 @@ final class AdminAPI: @unchecked Sendable {
   func reply(to call: AdminCall) -> Reply {
     switch (call.method, call.segments) {
     case ("GET", []):
-      return Reply(200, ["status": "ready"])
+      return Reply(200, .object(["status": .string("ready")]))
     case ("POST", ["shutdown"]):
-      return Reply(200, [String: Any]())
+      return Reply(200, AdminJSON.empty)
     case ("POST", ["reset"]):
       resetAll()
-      return Reply(200, [String: Any]())
+      return Reply(200, AdminJSON.empty)
     case ("GET", ["requests"]):
       return listRequests(call)
     case ("DELETE", ["requests"]), ("POST", ["requests", "reset"]):
       mock.resetJournal()
-      return Reply(200, [String: Any]())
+      return Reply(200, AdminJSON.empty)
     case ("POST", ["requests", "count"]):
       return withPattern(call) { matcher in
-        var object: [String: Any] = ["count": mock.requests(matching: matcher).count]
-        object["requestJournalDisabled"] = settings.requestJournalDisabled
-        return Reply(200, object)
+        Reply(
+          200,
+          .object([
+            "count": .integer(Int64(mock.requests(matching: matcher).count)),
+            "requestJournalDisabled": .bool(settings.requestJournalDisabled),
+          ]))
       }
     case ("POST", ["requests", "find"]):
       return withPattern(call) { matcher in
-        Reply(200, ["requests": loggedRequests(mock.requests(matching: matcher))])
+        Reply(200, .object(["requests": loggedRequests(mock.requests(matching: matcher))]))
       }
     case ("GET", ["requests", "unmatched"]):
-      return Reply(200, ["requests": loggedRequests(mock.unmatchedRequests)])
+      return Reply(200, .object(["requests": loggedRequests(mock.unmatchedRequests)]))
     case ("GET", ["requests", "unmatched", "near-misses"]):
       return nearMisses()
     case ("POST", ["near-misses", "request"]):
@@ -207,13 +210,12 @@ final class AdminAPI: @unchecked Sendable {
     }
     return Reply(
       200,
-      [
-        "requests": exchanges.map {
-          AdminJSON.servedEvent($0, loggedAt: dates[$0.taskIdentifier])
-        },
-        "meta": ["total": total],
-        "requestJournalDisabled": settings.requestJournalDisabled,
-      ])
+      .object([
+        "requests": .array(
+          exchanges.map { AdminJSON.servedEvent($0, loggedAt: dates[$0.taskIdentifier]) }),
+        "meta": .object(["total": .integer(Int64(total))]),
+        "requestJournalDisabled": .bool(settings.requestJournalDisabled),
+      ]))
   }
 
   private func oneRequest(_ id: String) -> Reply {
@@ -226,8 +228,8 @@ final class AdminAPI: @unchecked Sendable {
     return Reply(200, AdminJSON.servedEvent(exchange, loggedAt: dates[task]))
   }
 
-  private func loggedRequests(_ requests: [URLRequest]) -> [[String: Any]] {
-    requests.map { AdminJSON.loggedRequest($0, loggedAt: nil) }
+  private func loggedRequests(_ requests: [URLRequest]) -> JSONValue {
+    .array(requests.map { AdminJSON.loggedRequest($0, loggedAt: nil) })
   }
 
   /// `GET /__admin/requests/unmatched/near-misses`: for each unmatched request, its closest
@@ -236,7 +238,7 @@ final class AdminAPI: @unchecked Sendable {
     let misses = mock.unmatchedRequests.flatMap { request in
       nearMisses(for: request, logged: AdminJSON.loggedRequest(request, loggedAt: nil))
     }
-    return Reply(200, ["nearMisses": misses])
+    return Reply(200, .object(["nearMisses": .array(misses)]))
   }
 
   /// `POST /__admin/near-misses/request`: the closest stubs to the request the body describes
@@ -258,33 +260,38 @@ final class AdminAPI: @unchecked Sendable {
     }
     var request = URLRequest(url: absolute)
     request.httpMethod = described.method
-    var headers: [String: Any] = [:]
+    var headers: [String: JSONValue] = [:]
     for (name, values) in described.headers {
       request.setValue(values.joined(separator: ","), forHTTPHeaderField: name)
-      headers[name] = values.count == 1 ? values[0] : values
+      headers[name] = values.count == 1 ? .string(values[0]) : .array(values.map { .string($0) })
     }
     request.httpBody = described.body
-    var logged: [String: Any] = ["url": described.url, "method": described.method]
-    if !headers.isEmpty { logged["headers"] = headers }
-    return Reply(200, ["nearMisses": nearMisses(for: request, logged: logged)])
+    var logged: [String: JSONValue] = [
+      "url": .string(described.url), "method": .string(described.method),
+    ]
+    if !headers.isEmpty { logged["headers"] = .object(headers) }
+    return Reply(
+      200, .object(["nearMisses": .array(nearMisses(for: request, logged: .object(logged)))]))
   }
 
   /// The three stubs closest to `request`, closest first, as WireMock lists near misses:
   /// `request` (`logged`), `stubMapping` (the mapping the stub came from; absent for a stub
   /// made in code), and `matchResult` with a `distance` in `0...1` (0: it matches) and,
   /// beyond WireMock, the mock's `report` of what differed.
-  private func nearMisses(for request: URLRequest, logged: [String: Any]) -> [[String: Any]] {
+  private func nearMisses(for request: URLRequest, logged: JSONValue) -> [JSONValue] {
     mock.nearMissDistances(for: request, limit: 3).map { miss in
-      var object: [String: Any] = [
+      var object: [String: JSONValue] = [
         "request": logged,
-        "matchResult": ["distance": miss.distance, "report": miss.report],
+        "matchResult": .object([
+          "distance": .double(miss.distance), "report": .string(miss.report),
+        ]),
       ]
       if let mapping = mappings.mapping(ofStub: miss.stub),
-        let json = try? Self.object(mapping)
+        let json = try? mapping.jsonValue()
       {
         object["stubMapping"] = json
       }
-      return object
+      return .object(object)
     }
   }
 
@@ -369,7 +376,8 @@ final class AdminAPI: @unchecked Sendable {
   }
 
   private func arrived(_ found: [URLRequest]) -> Reply {
-    Reply(200, ["count": found.count, "requests": loggedRequests(found)])
+    Reply(
+      200, .object(["count": .integer(Int64(found.count)), "requests": loggedRequests(found)]))
   }
 
   private func timedOut(_ wait: Wait, found: Int) -> Reply {

@@ -214,7 +214,7 @@ enum ResponseEncoder {
     }
   }
 
-  private static func head(status: Int, fields: [(String, String)]) -> [UInt8] {
+  static func head(status: Int, fields: [(String, String)]) -> [UInt8] {
     var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
     for (name, value) in fields { appendLine(&text, name, value) }
     text += "\r\n"
