@@ -31,7 +31,8 @@ import Testing
     // Nothing was added, the API answers on, and a body within the limit is read.
     let list = try await admin.call("GET", "/__admin/mappings")
     #expect((list.json?["mappings"] as? [Any])?.isEmpty == true, "\(list.text)")
-    #expect(try await admin.call("POST", "/__admin/mappings", Self.mapping(body: 500)).status == 201)
+    #expect(
+      try await admin.call("POST", "/__admin/mappings", Self.mapping(body: 500)).status == 201)
     // A stub's request is held to maxBodyBytes only.
     #expect(try await admin.call("POST", "/upload", Self.mapping(body: 2000)).status == 204)
   }

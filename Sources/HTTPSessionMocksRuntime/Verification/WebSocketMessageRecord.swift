@@ -43,8 +43,9 @@ public struct WebSocketMessageRecord: Sendable, CustomStringConvertible {
   /// The message's full size in bytes (UTF-8 for text), however much of it ``message`` kept.
   public let byteCount: Int
 
-  init(_ payload: WebSocketPayload, _ direction: Direction, at time: Duration, byteCount: Int? = nil)
-  {
+  init(
+    _ payload: WebSocketPayload, _ direction: Direction, at time: Duration, byteCount: Int? = nil
+  ) {
     self.payload = payload
     self.direction = direction
     self.time = time

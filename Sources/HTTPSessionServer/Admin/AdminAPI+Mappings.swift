@@ -86,6 +86,8 @@ final class AdminMappings: @unchecked Sendable {
         put(mapping)
       }
     }
+    // What reading a large import freed goes back to the system, as after a large bundle.
+    if mappings.count >= FreedMemory.largeLoad { FreedMemory.returnToSystem() }
   }
 
   /// Replaces the mapping with `mapping`'s id; `false` when there is none.
@@ -110,12 +112,14 @@ final class AdminMappings: @unchecked Sendable {
   /// went.
   @discardableResult
   func remove(where shouldRemove: (WireMockMapping) -> Bool) -> Int {
-    lock.withLock {
+    let count = lock.withLock {
       let gone = state.installed.values.filter { shouldRemove($0.mapping) }
       for installed in gone { state.installed[installed.mapping.id] = nil }
       uninstall(gone)
       return gone.count
     }
+    if count >= FreedMemory.largeLoad { FreedMemory.returnToSystem() }
+    return count
   }
 
   /// The mappings back to those the server started with.

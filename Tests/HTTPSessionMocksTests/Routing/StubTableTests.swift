@@ -14,7 +14,8 @@ import Testing
   private func wireMockTable(_ count: Int, url key: String = "url") throws -> StubTable {
     var table = StubTable()
     for index in 0..<count {
-      let json = #"{"request": {"method": "GET", "\#(key)": "/items/\#(index)"}, "response": {"status": 200}}"#
+      let json =
+        #"{"request": {"method": "GET", "\#(key)": "/items/\#(index)"}, "response": {"status": 200}}"#
       let mapping = try WireMockMapping(json: Data(json.utf8), source: "test")
       _ = table.add(
         mapping.entry.matcher, responder: .sequence([.status(200)]),
