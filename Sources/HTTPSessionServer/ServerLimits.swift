@@ -21,8 +21,8 @@ public struct ServerLimits: Sendable, Equatable {
   /// The most bytes the body of a request to the admin API (`/__admin` and below) may have,
   /// where smaller than ``maxBodyBytes``; a longer body gets `413 Content Too Large` with
   /// WireMock's error document before it is read. The admin API reads a body into the
-  /// package's own JSON values, at its peak about four times the body's size (a 30 MiB
-  /// import peaks near 120 MiB). 32 MiB by default.
+  /// package's own JSON values; a mapping with a 30 MiB body raised the server's peak memory
+  /// by about five times its size (157 MB). 32 MiB by default.
   public var maxAdminBodyBytes: Int
   /// The most connections open at once; a further connection is answered
   /// `503 Service Unavailable` with `Connection: close` and `Retry-After: 1` at once, and

@@ -13,13 +13,22 @@ final class AdminMappings: @unchecked Sendable {
   // @unchecked Sendable: `state` is only read and written with `lock` held; `mock` is a `let`
   // of a Sendable type.
 
-  struct Installed {
-    var mapping: WireMockMapping
-    var stubs: [Stub]
+  /// A class, so that the table by id holds a reference per mapping, not the whole mapping
+  /// in each of its slots (a third of them empty).
+  final class Installed {
+    let mapping: WireMockMapping
+    let stubs: [Stub]
     /// Whether it is one the server started with, unchanged: its file already holds it.
-    var fromRoot = false
+    let fromRoot: Bool
     /// When it was first added, for listing in order: a replaced mapping keeps its place.
-    var order = 0
+    let order: Int
+
+    init(mapping: WireMockMapping, stubs: [Stub], fromRoot: Bool, order: Int) {
+      self.mapping = mapping
+      self.stubs = stubs
+      self.fromRoot = fromRoot
+      self.order = order
+    }
   }
 
   private struct State {
