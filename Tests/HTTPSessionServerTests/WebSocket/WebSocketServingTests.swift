@@ -218,7 +218,9 @@ struct WebSocketServingTests {
   }
 
   @Test func messagesPilingUpForAWaitingScriptCloseWith1009() async throws {
-    let clock = VirtualClock()
+    // A stall watchdog longer than the default 5 s: a loaded machine must not end the wait
+    // before the client has sent.
+    let clock = VirtualClock(stallTimeout: .seconds(60))
     let mock = URLSessionMock(clock: clock)
     mock.stub(
       .get("/busy"),
