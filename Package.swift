@@ -49,7 +49,7 @@ let package = Package(
     .executableTarget(
       name: "benchmarks",
       dependencies: ["HTTPSessionKit", "HTTPSessionMocksRuntime", "HTTPSessionServer"],
-      path: "Benchmarks", exclude: ["README.md"], swiftSettings: settings),
+      path: "Benchmarks", exclude: ["README.md", "admin-scale"], swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests",
       dependencies: [

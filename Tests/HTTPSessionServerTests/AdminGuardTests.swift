@@ -96,7 +96,7 @@ import Testing
     // Nothing changed: no mapping, the server runs, the journal still holds the refusals.
     let listed = try send(port, "GET", "/__admin/mappings")
     #expect(listed.status == 200)
-    #expect(listed.body.contains(#""total" : 0"#), "\(listed.body)")
+    #expect(listed.body.contains(#""total": 0"#), "\(listed.body)")
     #expect(try send(port, "GET", "/a").status == 200)
     let refused = mock.exchanges.filter { ($0.response as? HTTPURLResponse)?.statusCode == 403 }
     #expect(refused.count == 4)
@@ -122,7 +122,7 @@ import Testing
     // Reads need only the Host: a browser lets no other site read the answer.
     let read = try send(port, "GET", "/__admin/mappings", ["Origin: http://evil.example"])
     #expect(read.status == 200)
-    #expect(read.body.contains(#""total" : \#(passing.count)"#), "\(read.body)")
+    #expect(read.body.contains(#""total": \#(passing.count)"#), "\(read.body)")
   }
 
   @Test func aRefusalIsRecordedAsTheServersOwnAnswer() throws {

@@ -613,11 +613,11 @@ enum HARFormat {
 /// that stay (the mock's stubs): the holes would stay resident for the life of the process.
 /// `malloc_trim` returns their pages. It is looked up at run time: the C library module does
 /// not declare it. A mock calls it once it has installed ``largeLoad`` stubs or more at once.
-enum FreedMemory {
+package enum FreedMemory {
   /// How many stubs installed at once make a load large.
-  static let largeLoad = 10_000
+  package static let largeLoad = 10_000
 
-  static func returnToSystem() {
+  package static func returnToSystem() {
     #if canImport(Glibc)
       typealias Trim = @convention(c) (Int) -> Int32
       guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else {

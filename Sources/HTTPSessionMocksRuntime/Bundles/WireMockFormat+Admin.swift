@@ -23,30 +23,105 @@ package struct WireMockImport: Sendable {
   /// Reads the body; errors name the path of the bad value (`mappings[0]`), from the body's
   /// root. Members WireMock does not read beside `mappings` are ignored, as WireMock ignores
   /// them.
+  ///
+  /// The body is read one mapping at a time, each parsed, read and let go before the next,
+  /// so that a 30 MiB import never stands as one parsed tree beside the mappings it makes.
+  /// What is reported is what reading it whole would report: a syntax error anywhere first,
+  /// then the first bad mapping, then a bad `importOptions`.
   package init(json data: Data, source: String) throws(MockBundleError) {
-    let root = try WireMockFormat.adminBody(data, source: source)
-    let list = try root.required("mappings", "the mappings to import")
-    let files = BundleFiles(folder: nil, source: source)
-    var mappings: [WireMockMapping] = []
-    for (index, element) in try list.elements().enumerated() {
-      mappings.append(
-        try WireMockFormat.mapping(element, origin: "\(source) mapping \(index + 1)", files: files))
+    try WireMockFormat.requireContent(data, source: source)
+    let utf8 = JSONText.utf8(data)
+    let text = JSONText(utf8, source: source, duplicates: .lastWins)
+    let outcome: Result<Self, MockBundleError> = utf8.withUnsafeBytes { raw in
+      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+      parser.dialect = .wireMock  // as WireMock reads admin bodies: comments, no trailing comma
+      do {
+        return .success(try Self.read(&parser, text: text))
+      } catch let error as JSONSyntaxError {
+        return .failure(text.error(error))
+      } catch let error as MockBundleError {
+        return .failure(error)
+      } catch {
+        return .failure(MockBundleError(.malformed, source: source, "\(error)"))
+      }
     }
+    self = try outcome.get()
+  }
+
+  private init(mappings: [WireMockMapping], ignoresDuplicates: Bool, deletesOthers: Bool) {
     self.mappings = mappings
-    ignoresDuplicates = false
-    deletesOthers = false
-    guard let options = try root.optional("importOptions"), !options.isNull else { return }
+    self.ignoresDuplicates = ignoresDuplicates
+    self.deletesOthers = deletesOthers
+  }
+
+  /// Reads the document from `parser`: a syntax error is thrown as soon as it is met (as a
+  /// ``JSONSyntaxError``), a problem with a value only once the whole document is known to
+  /// parse.
+  private static func read(_ parser: inout JSONParser, text: JSONText) throws -> Self {
+    guard try parser.peek() == UInt8(ascii: "{") else {
+      throw JSONCursor(try parser.document(), text: text).expected("an object")
+    }
+    let files = BundleFiles(folder: nil, source: text.source)
+    /// The last `mappings` member's mappings, or the first problem with them.
+    var read: Result<[WireMockMapping], MockBundleError>?
+    var optionsNode: JSONNode?
+    try parser.beginObject()
+    while let key = try parser.nextMember() {
+      switch key {
+      case "mappings":
+        guard try parser.peek() == UInt8(ascii: "[") else {
+          let node = try parser.value()
+          read = .failure(JSONCursor(node, path: "mappings", text: text).expected("an array"))
+          continue
+        }
+        var mappings: [WireMockMapping] = []
+        var problem: MockBundleError?
+        var index = 0
+        try parser.beginArray()
+        while try parser.nextElement() {
+          guard problem == nil else {
+            try parser.skipValue()
+            continue
+          }
+          let element = JSONCursor(try parser.value(), path: "mappings[\(index)]", text: text)
+          do {
+            mappings.append(
+              try WireMockFormat.mapping(
+                element, origin: "\(text.source) mapping \(index + 1)", files: files))
+          } catch {
+            problem = error
+            mappings = []
+          }
+          index += 1
+        }
+        read = problem.map { .failure($0) } ?? .success(mappings)
+      case "importOptions":
+        optionsNode = try parser.value()
+      default:
+        try parser.skipValue()
+      }
+    }
+    try parser.end()
+    guard let read else {
+      throw JSONCursor(.object([]), text: text).fail(
+        "expected a member \"mappings\" (the mappings to import)")
+    }
+    var result = Self(mappings: try read.get(), ignoresDuplicates: false, deletesOthers: false)
+    guard let node = optionsNode else { return result }
+    let options = JSONCursor(node, path: "importOptions", text: text)
+    guard !options.isNull else { return result }
     try options.rejectUnknownMembers(["duplicatePolicy", "deleteAllNotInImport"])
     if let policy = try options.optional("duplicatePolicy"), !policy.isNull {
       switch try policy.string() {
       case "OVERWRITE": break
-      case "IGNORE": ignoresDuplicates = true
+      case "IGNORE": result.ignoresDuplicates = true
       default: throw policy.expected("OVERWRITE or IGNORE")
       }
     }
     if let delete = try options.optional("deleteAllNotInImport"), !delete.isNull {
-      deletesOthers = try delete.bool()
+      result.deletesOthers = try delete.bool()
     }
+    return result
   }
 }
 
@@ -248,10 +323,15 @@ extension WireMockFormat {
   /// An admin request's body as a document: an empty body is a problem with the whole body
   /// (WireMock's "No content to map"), not a syntax error.
   static func adminBody(_ data: Data, source: String) throws(MockBundleError) -> JSONCursor {
+    try requireContent(data, source: source)
+    return try JSONCursor.parse(data, source: source, duplicates: .lastWins, dialect: .wireMock)
+  }
+
+  /// Throws WireMock's "No content to map" for a body of nothing but white space.
+  static func requireContent(_ data: Data, source: String) throws(MockBundleError) {
     if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
       throw MockBundleError(.malformed, source: source, "the body is empty; expected a JSON object")
     }
-    return try JSONCursor.parse(data, source: source, duplicates: .lastWins, dialect: .wireMock)
   }
 
   /// `text` as a UUID when it is exactly one (see ``WireMockMapping/id(exactly:)``).
@@ -270,5 +350,13 @@ extension WireMockFormat {
       }
     }
     return count == 36 ? UUID(uuidString: text) : nil
+  }
+}
+
+extension JSONValue {
+  /// An admin request's body as a value, read as WireMock reads admin bodies (comments and
+  /// single quotes, no trailing comma); throws a ``MockBundleError`` naming the place.
+  package init(wireMockAdminBody data: Data) throws {
+    self = try WireMockFormat.adminBody(data, source: "the request body").json()
   }
 }

@@ -56,7 +56,7 @@ package struct WireMockMapping: Sendable {
   }
 
   /// The mapping as WireMock's JSON value, bodies inline.
-  func jsonValue() throws -> JSONValue {
+  package func jsonValue() throws -> JSONValue {
     var writer = WireMockFormat.Writer(intoFolder: false)
     return try writer.mapping(self, index: 0)
   }

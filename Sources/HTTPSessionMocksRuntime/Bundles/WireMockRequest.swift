@@ -129,3 +129,22 @@ struct WireMockRequest: RequestCondition, Equatable {
     }
   }
 }
+
+extension WireMockRequest {
+  /// The path of `url` (before its query) or `urlPath`, for the router's exact-path index: a
+  /// request matches only when its path as sent is that text, so its decoded path is that text
+  /// too when the text has no escapes. `nil` for a text with `%` (the decoded path could
+  /// differ), `#` or a `?` in `urlPath`, or no leading `/`: such stubs are tried one by one.
+  var indexPath: String? {
+    let path: Substring
+    switch url {
+    case .url(let text): path = text.prefix { $0 != "?" }
+    case .urlPath(let text):
+      guard !text.contains("?") else { return nil }
+      path = Substring(text)
+    default: return nil
+    }
+    guard path.hasPrefix("/"), !path.contains("%"), !path.contains("#") else { return nil }
+    return String(path)
+  }
+}

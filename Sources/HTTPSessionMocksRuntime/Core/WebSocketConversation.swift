@@ -48,7 +48,37 @@ package final class WebSocketConversation: Sendable {
   /// The upgrade request, for reports.
   private let summary: String
   private let opened: Scheduler.Moment
+  /// The index of the script's last `receive` step, or -1: after it, nothing reads the
+  /// client's messages, and they are recorded but not kept for reading.
+  private let lastReceive: Int
   private let state = Locked(State())
+
+  /// What a door bounds a conversation to (the loopback server's ``ServerLimits``); the
+  /// injected mock sets none.
+  package struct Bounds: Sendable {
+    /// The most bytes of messages, both ways together, that the journal keeps; each message
+    /// past them keeps its first bytes up to them, or none, and its full size
+    /// (`ServerLimits.maxJournalBodyBytes`).
+    package var recordedBytes: Int
+    /// The most messages the journal keeps; later ones are counted, not kept
+    /// (`ServerLimits.maxJournalExchanges`).
+    package var recordedMessages: Int
+    /// The most bytes of the client's messages that may wait for a `receive` step while the
+    /// script does something else (waits on the clock), each message counting
+    /// ``unreadOverhead`` bytes beyond its payload; one message always may. One more closes
+    /// the connection with code 1009, message too big (`ServerLimits.maxWebSocketMessageBytes`).
+    package var unreadBytes: Int
+
+    /// What each waiting message counts beyond its payload, for its bookkeeping, so that empty
+    /// messages are bounded too.
+    package static let unreadOverhead = 64
+
+    package init(recordedBytes: Int, recordedMessages: Int, unreadBytes: Int) {
+      self.recordedBytes = max(recordedBytes, 0)
+      self.recordedMessages = max(recordedMessages, 0)
+      self.unreadBytes = max(unreadBytes, 0)
+    }
+  }
 
   private struct State {
     var peer: (any WebSocketPeer)?
@@ -65,6 +95,38 @@ package final class WebSocketConversation: Sendable {
     var ended = false
     var messages: [WebSocketMessageRecord] = []
     var closes: [WebSocketCloseRecord] = []
+    var bounds: Bounds?
+    /// The payload bytes the records keep.
+    var recordedBytes = 0
+    /// The messages not recorded, past ``Bounds/recordedMessages``.
+    var droppedMessages = 0
+    /// The bytes of the messages in `inbox`.
+    var unreadBytes = 0
+
+    /// Records `payload`, within the bounds.
+    mutating func record(
+      _ payload: WebSocketPayload, _ direction: WebSocketMessageRecord.Direction, at time: Duration
+    ) {
+      guard let bounds else {
+        return messages.append(WebSocketMessageRecord(payload, direction, at: time))
+      }
+      guard messages.count < bounds.recordedMessages else {
+        droppedMessages += 1
+        return
+      }
+      let kept = payload.prefix(max(bounds.recordedBytes - recordedBytes, 0))
+      recordedBytes += kept.byteCount
+      messages.append(
+        WebSocketMessageRecord(kept, direction, at: time, byteCount: payload.byteCount))
+    }
+  }
+
+  /// What a message from the client led to.
+  private enum Arrival {
+    case ignored
+    case queued
+    /// The unread messages are over the bounds: the connection closes with 1009.
+    case overflow(any WebSocketPeer, Data, PendingCancel?)
   }
 
   /// What the script does next, worked out under the lock and done outside it.
@@ -89,7 +151,20 @@ package final class WebSocketConversation: Sendable {
     self.site = site
     self.summary = summary
     self.opened = scheduler.now()
+    self.lastReceive =
+      steps.lastIndex {
+        if case .receive = $0.kind { return true }
+        return false
+      } ?? -1
   }
+
+  /// Bounds what the conversation keeps; a door calls it before ``start(with:)``.
+  package func bound(_ bounds: Bounds) {
+    state.withLock { $0.bounds = bounds }
+  }
+
+  /// How many messages the bounds kept out of ``messages``.
+  var droppedMessageCount: Int { state.withLock { $0.droppedMessages } }
 
   /// Every message so far, both ways, in the order they were sent.
   var messages: [WebSocketMessageRecord] { state.withLock { $0.messages } }
@@ -115,13 +190,32 @@ package final class WebSocketConversation: Sendable {
   package func clientSent(_ message: URLSessionWebSocketTask.Message) {
     let payload = WebSocketPayload(message)
     let now = time
-    let goesOn = state.withLock { state -> Bool in
-      guard !state.ended else { return false }
-      state.messages.append(WebSocketMessageRecord(payload, .fromClient, at: now))
+    let arrival = state.withLock { state -> Arrival in
+      guard !state.ended else { return .ignored }
+      state.record(payload, .fromClient, at: now)
+      // Kept for reading only while a `receive` step is still to come.
+      guard state.next <= lastReceive else { return .ignored }
+      let cost = payload.byteCount + Bounds.unreadOverhead
+      if let bounds = state.bounds, !state.inbox.isEmpty,
+        state.unreadBytes + cost > bounds.unreadBytes, let peer = state.peer
+      {
+        let reason = Data(
+          "more than \(bounds.unreadBytes) bytes of messages wait for the script".utf8)
+        state.closes.append(
+          WebSocketCloseRecord(.fromServer, code: .messageTooBig, reason: reason, at: now))
+        return .overflow(peer, reason, end(&state))
+      }
       state.inbox.append(payload)
-      return true
+      state.unreadBytes += cost
+      return .queued
     }
-    if goesOn { run() }
+    switch arrival {
+    case .ignored: break
+    case .queued: run()
+    case .overflow(let peer, let reason, let wait):
+      wait?.run()
+      peer.close(.messageTooBig, reason: reason)
+    }
   }
 
   /// The client closed the connection with `code` and `reason` (or echoed the server's close).
@@ -157,6 +251,9 @@ package final class WebSocketConversation: Sendable {
     state.ended = true
     state.waiting = false
     state.peer = nil
+    // Nothing reads the client's messages any more.
+    state.inbox = FIFO()
+    state.unreadBytes = 0
     defer { state.pendingWait = nil }
     return state.pendingWait
   }
@@ -200,7 +297,7 @@ package final class WebSocketConversation: Sendable {
       switch step.kind {
       case .send(let payload):
         state.next += 1
-        state.messages.append(WebSocketMessageRecord(payload, .fromServer, at: time))
+        state.record(payload, .fromServer, at: time)
         if state.next < steps.count, case .wait(let duration) = steps[state.next].kind,
           duration > .zero
         {
@@ -214,6 +311,7 @@ package final class WebSocketConversation: Sendable {
           state.running = false
           return nil
         }
+        state.unreadBytes -= received.byteCount + Bounds.unreadOverhead
         state.next += 1
         if let expected, expected != received {
           let reason = Data("unexpected message".utf8)

@@ -271,6 +271,16 @@ public final class URLSessionMock: RecordingSession, Sendable {
     withExtendedLifetime(removed) {}
   }
 
+  /// Removes `stubs`, handles this mock returned, in one step and in time linear in the
+  /// mock's stubs however many go (the admin API's `DELETE /__admin/mappings` removes 100,000
+  /// so). Their handles keep their ``Stub/callCount``.
+  package func removeStubs(_ stubs: [Stub]) {
+    let ids = Set(stubs.map(\.id))
+    let removed = core.withLock { $0.stubs.registry.remove(ids) }
+    // Released here, outside the lock: a response closure's captures may run code in deinit.
+    withExtendedLifetime(removed) {}
+  }
+
   /// The mock's scenario state: stubs limited with ``Stub/whenState(_:)`` answer only in their
   /// state, and stubs with ``Stub/willSetState(_:)`` move it when they answer.
   ///

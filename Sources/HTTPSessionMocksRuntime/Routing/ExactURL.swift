@@ -114,17 +114,28 @@ extension RequestMatcher {
     JSONValue(recordedBody: data, mimeType: mimeType).map { .jsonBody($0) } ?? .body(data)
   }
 
-  /// The exact-path index key of a matcher that names one exact URL.
+  /// The exact-path index key of a matcher that names one exact path: an exact URL, or a file
+  /// format's condition that requires one path (a WireMock mapping's `url` or `urlPath`), so
+  /// that such stubs are found by their path instead of being tried one by one.
   var exactURLIndexPath: String? {
-    guard case .all(let nodes) = node else { return nil }
-    var found: String?
-    for inner in nodes {
-      if case .exactURL(let exact) = inner {
+    switch node {
+    case .condition(let condition): return condition.indexPath
+    case .all(let nodes):
+      var found: String?
+      for inner in nodes {
+        let path: String?
+        switch inner {
+        case .exactURL(let exact): path = exact.indexPath
+        case .condition(let condition): path = condition.indexPath
+        default: continue
+        }
+        guard let path else { continue }
         guard found == nil else { return nil }
-        found = exact.indexPath
+        found = path
       }
+      return found
+    default: return nil
     }
-    return found
   }
 
   /// The method, URL and body of a matcher made by ``exact(_:_:body:mimeType:)``, or `nil` for

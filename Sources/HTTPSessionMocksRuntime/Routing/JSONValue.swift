@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON document as a value, so that two documents compare equal whatever their key order
 /// and white space.
-enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
+package enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -43,7 +43,7 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
     try self.init(parsing: JSONEncoder().encode(value))
   }
 
-  init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
       self = .null
@@ -62,7 +62,7 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
     }
   }
 
-  static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+  package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): return true
     case (.bool(let a), .bool(let b)): return a == b
@@ -126,7 +126,7 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
   }
 
   /// Compact JSON with sorted keys, for messages.
-  var description: String {
+  package var description: String {
     switch self {
     case .null: return "null"
     case .bool(let value): return String(value)
@@ -148,7 +148,7 @@ enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
 /// Hashing that agrees with `==`: numbers hash by their value as a `Double` (so `1` and `1.0`
 /// hash alike), and objects whatever their key order.
 extension JSONValue: Hashable {
-  func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     switch self {
     case .null: hasher.combine(0)
     case .bool(let flag):

@@ -13,6 +13,15 @@ protocol RequestCondition: Sendable, CustomStringConvertible {
 
   /// Whether `other` is the same rule, for `RequestMatcher`'s structural `==`.
   func isEqual(to other: any RequestCondition) -> Bool
+
+  /// The decoded path every request the rule accepts has, when the rule requires one exact
+  /// path, for the router's exact-path index; `nil` (the default) when it does not, and the
+  /// stub is tried for every request.
+  var indexPath: String? { get }
+}
+
+extension RequestCondition {
+  var indexPath: String? { nil }
 }
 
 extension RequestCondition where Self: Equatable {

@@ -207,6 +207,38 @@ struct StubTable: Sendable {
       return definition
     }
 
+    /// Removes the stubs `ids` names from the table and its index, in time linear in the
+    /// table's size however many go (removing them one by one walks the unindexed list once
+    /// per stub); returns their definitions, for the caller to release outside the lock.
+    mutating func remove(_ ids: Set<Int>) -> [Definition] {
+      var removed: [Definition] = []
+      var touchedPaths: Set<String> = []
+      var touchesScanned = false
+      for id in ids {
+        guard let definition = definitions.removeValue(forKey: id) else { continue }
+        removed.append(definition)
+        priorities[id] = nil
+        update(for: definition, by: -1)
+        if let literal = definition.matcher.exactURLIndexPath {
+          touchedPaths.insert(literal)
+        } else if let key = definition.matcher.indexKey {
+          if let literal = key.pattern.literalPath {
+            touchedPaths.insert(literal)
+          } else {
+            templates.remove(key.pattern.segments, id: id)
+          }
+        } else {
+          touchesScanned = true
+        }
+      }
+      for literal in touchedPaths {
+        exactPaths[literal]?.removeAll { ids.contains($0) }
+        if exactPaths[literal]?.isEmpty == true { exactPaths[literal] = nil }
+      }
+      if touchesScanned { scanned.removeAll { ids.contains($0) } }
+      return removed
+    }
+
     private mutating func update(for definition: Definition, by change: Int) {
       let matcher = definition.matcher
       if let key = matcher.indexKey, key.pattern.literalPath == nil { templateCount += change }

@@ -126,6 +126,24 @@ struct WebSocketPayload: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// The payload cut to its first `maxBytes` bytes (a text at a character's boundary, so
+  /// that it stays text): itself when it is no longer.
+  func prefix(_ maxBytes: Int) -> WebSocketPayload {
+    guard byteCount > maxBytes else { return self }
+    switch form {
+    case .binary(let data): return WebSocketPayload(binary: Data(data.prefix(max(maxBytes, 0))))
+    case .text(let text):
+      var kept = String.UnicodeScalarView()
+      var bytes = 0
+      for scalar in text.unicodeScalars {
+        bytes += UTF8.width(scalar)
+        guard bytes <= maxBytes else { break }
+        kept.append(scalar)
+      }
+      return WebSocketPayload(text: String(kept))
+    }
+  }
+
   /// As code writes it: `.string("hi")`, or `.data(3 bytes: 01 02 03)` (at most 16 bytes
   /// shown).
   var description: String {

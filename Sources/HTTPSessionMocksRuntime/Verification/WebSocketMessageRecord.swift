@@ -36,13 +36,20 @@ public struct WebSocketMessageRecord: Sendable, CustomStringConvertible {
   /// When the message was sent, as time since the connection opened on the mock's clock
   /// (a ``VirtualClock``'s time moves only when the test advances it).
   public let time: Duration
-  /// The message: text or binary.
+  /// The message: text or binary. On a served mock, the journal keeps at most
+  /// `ServerLimits.maxJournalBodyBytes` of a connection's messages together, so a message
+  /// may hold only its first bytes, or none; ``byteCount`` says how long it was.
   public var message: URLSessionWebSocketTask.Message { payload.message }
+  /// The message's full size in bytes (UTF-8 for text), however much of it ``message`` kept.
+  public let byteCount: Int
 
-  init(_ payload: WebSocketPayload, _ direction: Direction, at time: Duration) {
+  init(
+    _ payload: WebSocketPayload, _ direction: Direction, at time: Duration, byteCount: Int? = nil
+  ) {
     self.payload = payload
     self.direction = direction
     self.time = time
+    self.byteCount = byteCount ?? payload.byteCount
   }
 
   /// Such as `server → client .string("welcome") at 0.0 seconds`.

@@ -22,9 +22,9 @@ final class AdminAPI: @unchecked Sendable {
     var status: Int
     var body: Data
 
-    init(_ status: Int, _ object: Any) {
+    init(_ status: Int, _ value: JSONValue) {
       self.status = status
-      self.body = AdminJSON.data(object)
+      self.body = AdminJSON.data(value)
     }
   }
 
@@ -130,30 +130,37 @@ final class AdminAPI: @unchecked Sendable {
   func reply(to call: AdminCall) -> Reply {
     switch (call.method, call.segments) {
     case ("GET", []):
-      return Reply(200, ["status": "ready"])
+      return Reply(200, .object(["status": .string("ready")]))
     case ("POST", ["shutdown"]):
-      return Reply(200, [String: Any]())
+      return Reply(200, AdminJSON.empty)
     case ("POST", ["reset"]):
       resetAll()
-      return Reply(200, [String: Any]())
+      return Reply(200, AdminJSON.empty)
     case ("GET", ["requests"]):
       return listRequests(call)
     case ("DELETE", ["requests"]), ("POST", ["requests", "reset"]):
       mock.resetJournal()
-      return Reply(200, [String: Any]())
+      return Reply(200, AdminJSON.empty)
     case ("POST", ["requests", "count"]):
       return withPattern(call) { matcher in
-        var object: [String: Any] = ["count": mock.requests(matching: matcher).count]
-        object["requestJournalDisabled"] = settings.requestJournalDisabled
-        return Reply(200, object)
+        Reply(
+          200,
+          .object([
+            "count": .integer(Int64(mock.requests(matching: matcher).count)),
+            "requestJournalDisabled": .bool(settings.requestJournalDisabled),
+          ]))
       }
     case ("POST", ["requests", "find"]):
       return withPattern(call) { matcher in
-        Reply(200, ["requests": loggedRequests(mock.requests(matching: matcher))])
+        Reply(200, .object(["requests": loggedRequests(mock.requests(matching: matcher))]))
       }
     case ("GET", ["requests", "unmatched"]):
       // Newest first, as WireMock 2.35.1 lists them (`find` lists oldest first).
-      return Reply(200, ["requests": Array(loggedRequests(mock.unmatchedRequests).reversed())])
+      let logged = loggedRequests(mock.unmatchedRequests)
+      guard case .array(let requests) = logged else {
+        return Reply(200, .object(["requests": logged]))
+      }
+      return Reply(200, .object(["requests": .array(requests.reversed())]))
     case ("GET", ["requests", "unmatched", "near-misses"]):
       return nearMisses()
     case ("POST", ["near-misses", "request"]):
@@ -210,13 +217,12 @@ final class AdminAPI: @unchecked Sendable {
     }
     return Reply(
       200,
-      [
-        "requests": exchanges.map {
-          AdminJSON.servedEvent($0, loggedAt: dates[$0.taskIdentifier])
-        },
-        "meta": ["total": total],
-        "requestJournalDisabled": settings.requestJournalDisabled,
-      ])
+      .object([
+        "requests": .array(
+          exchanges.map { AdminJSON.servedEvent($0, loggedAt: dates[$0.taskIdentifier]) }),
+        "meta": .object(["total": .integer(Int64(total))]),
+        "requestJournalDisabled": .bool(settings.requestJournalDisabled),
+      ]))
   }
 
   private func oneRequest(_ id: String) -> Reply {
@@ -232,7 +238,11 @@ final class AdminAPI: @unchecked Sendable {
   /// The requests as WireMock logs them, each with its `loggedDate` when the journal still
   /// holds the exchange it belongs to. `requests` come from the journal, in its order, so
   /// each is paired with the next exchange of the same request.
-  private func loggedRequests(_ requests: [URLRequest]) -> [[String: Any]] {
+  private func loggedRequests(_ requests: [URLRequest]) -> JSONValue {
+    .array(loggedRequestList(requests))
+  }
+
+  private func loggedRequestList(_ requests: [URLRequest]) -> [JSONValue] {
     let dates = loggedDates()
     let exchanges = mock.exchanges
     var next = exchanges.startIndex
@@ -257,16 +267,18 @@ final class AdminAPI: @unchecked Sendable {
     let ranked = requests.enumerated().map { index, request in
       (index, matcher.nearMissDistance(to: request))
     }.sorted { ($0.1.distance, $0.0) < ($1.1.distance, $1.0) }.prefix(3)
-    let logged = loggedRequests(requests)
-    let described = (try? JSONSerialization.jsonObject(with: pattern)) ?? [String: Any]()
-    let misses: [[String: Any]] = ranked.map { index, miss in
-      [
+    let logged = loggedRequestList(requests)
+    let described = (try? JSONValue(wireMockAdminBody: pattern)) ?? .object([:])
+    let misses: [JSONValue] = ranked.map { index, miss in
+      .object([
         "request": logged[index],
         "requestPattern": described,
-        "matchResult": ["distance": miss.distance, "report": miss.report],
-      ]
+        "matchResult": .object([
+          "distance": .double(miss.distance), "report": .string(miss.report),
+        ]),
+      ])
     }
-    return Reply(200, ["nearMisses": misses])
+    return Reply(200, .object(["nearMisses": .array(misses)]))
   }
 
   /// `GET /__admin/requests/unmatched/near-misses`: for each unmatched request, its closest
@@ -275,7 +287,7 @@ final class AdminAPI: @unchecked Sendable {
     let misses = mock.unmatchedRequests.flatMap { request in
       nearMisses(for: request, logged: AdminJSON.loggedRequest(request, loggedAt: nil))
     }
-    return Reply(200, ["nearMisses": misses])
+    return Reply(200, .object(["nearMisses": .array(misses)]))
   }
 
   /// `POST /__admin/near-misses/request`: the closest stubs to the request the body describes
@@ -297,33 +309,38 @@ final class AdminAPI: @unchecked Sendable {
     }
     var request = URLRequest(url: absolute)
     request.httpMethod = described.method
-    var headers: [String: Any] = [:]
+    var headers: [String: JSONValue] = [:]
     for (name, values) in described.headers {
       request.setValue(values.joined(separator: ","), forHTTPHeaderField: name)
-      headers[name] = values.count == 1 ? values[0] : values
+      headers[name] = values.count == 1 ? .string(values[0]) : .array(values.map { .string($0) })
     }
     request.httpBody = described.body
-    var logged: [String: Any] = ["url": described.url, "method": described.method]
-    if !headers.isEmpty { logged["headers"] = headers }
-    return Reply(200, ["nearMisses": nearMisses(for: request, logged: logged)])
+    var logged: [String: JSONValue] = [
+      "url": .string(described.url), "method": .string(described.method),
+    ]
+    if !headers.isEmpty { logged["headers"] = .object(headers) }
+    return Reply(
+      200, .object(["nearMisses": .array(nearMisses(for: request, logged: .object(logged)))]))
   }
 
   /// The three stubs closest to `request`, closest first, as WireMock lists near misses:
   /// `request` (`logged`), `stubMapping` (the mapping the stub came from; absent for a stub
   /// made in code), and `matchResult` with a `distance` in `0...1` (0: it matches) and,
   /// beyond WireMock, the mock's `report` of what differed.
-  private func nearMisses(for request: URLRequest, logged: [String: Any]) -> [[String: Any]] {
+  private func nearMisses(for request: URLRequest, logged: JSONValue) -> [JSONValue] {
     mock.nearMissDistances(for: request, limit: 3).map { miss in
-      var object: [String: Any] = [
+      var object: [String: JSONValue] = [
         "request": logged,
-        "matchResult": ["distance": miss.distance, "report": miss.report],
+        "matchResult": .object([
+          "distance": .double(miss.distance), "report": .string(miss.report),
+        ]),
       ]
       if let mapping = mappings.mapping(ofStub: miss.stub),
-        let json = try? Self.object(mapping)
+        let json = try? mapping.jsonValue()
       {
         object["stubMapping"] = json
       }
-      return object
+      return .object(object)
     }
   }
 
@@ -408,7 +425,8 @@ final class AdminAPI: @unchecked Sendable {
   }
 
   private func arrived(_ found: [URLRequest]) -> Reply {
-    Reply(200, ["count": found.count, "requests": loggedRequests(found)])
+    Reply(
+      200, .object(["count": .integer(Int64(found.count)), "requests": loggedRequests(found)]))
   }
 
   private func timedOut(_ wait: Wait, found: Int) -> Reply {

@@ -9,26 +9,26 @@ import HTTPSessionMocksRuntime
 /// (`{"id", "request", "responseDefinition", "response", "wasMatched"}`), an error
 /// (`{"errors": [{"code", "title", "detail", "source": {"pointer"}}]}`).
 enum AdminJSON {
-  /// `object` as JSON text with sorted keys; `{}` for anything `JSONSerialization` refuses
-  /// (which the admin API never builds).
-  static func data(_ object: Any) -> Data {
-    guard JSONSerialization.isValidJSONObject(object),
-      let data = try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-    else { return Data("{}".utf8) }
-    return data
+  /// `value` as pretty-printed JSON text with sorted keys, written by the package's own
+  /// writer: the admin API's one model for JSON is ``JSONValue``, read by the bundle readers'
+  /// parser and written by their writer, with no Foundation object in between.
+  static func data(_ value: JSONValue) -> Data {
+    JSONWriter.pretty(value)
   }
 
   /// WireMock's error document: one error with a code, a title, and where known the detail and
   /// the JSON pointer of the field at fault (`/request/urll`).
   static func errors(code: Int, title: String, detail: String? = nil, pointer: String? = nil)
-    -> [String: Any]
+    -> JSONValue
   {
-    var error: [String: Any] = ["code": code, "title": title]
-    if let detail { error["detail"] = detail }
-    if let pointer { error["source"] = ["pointer": pointer] }
-    return ["errors": [error]]
+    var error: [String: JSONValue] = ["code": .integer(Int64(code)), "title": .string(title)]
+    if let detail { error["detail"] = .string(detail) }
+    if let pointer { error["source"] = .object(["pointer": .string(pointer)]) }
+    return .object(["errors": .array([.object(error)])])
   }
+
+  /// An empty object, `{}`: the answer of the calls that only change something.
+  static let empty = JSONValue.object([:])
 
   // MARK: - Request identifiers
 
@@ -63,75 +63,77 @@ enum AdminJSON {
   /// `headers`, `queryParams`, `body` and `bodyAsBase64`, and `loggedDate` (milliseconds since
   /// 1970) with `loggedDateString` (ISO 8601 in UTC to the second, `2026-12-05T12:43:32Z`, as
   /// WireMock 2.35.1 writes it) when the server noted its arrival.
-  static func loggedRequest(_ request: URLRequest, loggedAt date: Date?) -> [String: Any] {
+  static func loggedRequest(_ request: URLRequest, loggedAt date: Date?) -> JSONValue {
     let url = request.url
     let parts = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }
     var path = parts?.percentEncodedPath ?? "/"
     if path.isEmpty { path = "/" }
     if let query = parts?.percentEncodedQuery { path += "?" + query }
-    var queryParams: [String: Any] = [:]
+    var queryValues: [String: [JSONValue]] = [:]
     for item in parts?.queryItems ?? [] {
-      var entry = queryParams[item.name] as? [String: Any] ?? ["key": item.name, "values": []]
-      entry["values"] = (entry["values"] as? [String] ?? []) + [item.value ?? ""]
-      queryParams[item.name] = entry
+      queryValues[item.name, default: []].append(.string(item.value ?? ""))
+    }
+    var queryParams: [String: JSONValue] = [:]
+    for (name, values) in queryValues {
+      queryParams[name] = .object(["key": .string(name), "values": .array(values)])
     }
     let body = request.httpBody ?? Data()
-    var object: [String: Any] = [
-      "url": path,
-      "absoluteUrl": url?.absoluteString ?? path,
-      "method": request.httpMethod ?? "GET",
-      "clientIp": "127.0.0.1",
-      "headers": request.allHTTPHeaderFields ?? [:],
-      "cookies": [String: Any](),
-      "browserProxyRequest": false,
-      "queryParams": queryParams,
-      "body": String(data: body, encoding: .utf8) ?? "",
-      "bodyAsBase64": body.base64EncodedString(),
-      "protocol": "HTTP/1.1",
-      "scheme": parts?.scheme ?? "http",
-      "host": parts?.host ?? "",
+    var object: [String: JSONValue] = [
+      "url": .string(path),
+      "absoluteUrl": .string(url?.absoluteString ?? path),
+      "method": .string(request.httpMethod ?? "GET"),
+      "clientIp": .string("127.0.0.1"),
+      "headers": .object((request.allHTTPHeaderFields ?? [:]).mapValues { .string($0) }),
+      "cookies": .object([:]),
+      "browserProxyRequest": .bool(false),
+      "queryParams": .object(queryParams),
+      "body": .string(String(data: body, encoding: .utf8) ?? ""),
+      "bodyAsBase64": .string(body.base64EncodedString()),
+      "protocol": .string("HTTP/1.1"),
+      "scheme": .string(parts?.scheme ?? "http"),
+      "host": .string(parts?.host ?? ""),
     ]
-    if let port = parts?.port { object["port"] = port }
+    if let port = parts?.port { object["port"] = .integer(Int64(port)) }
     if let date {
-      object["loggedDate"] = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+      object["loggedDate"] = .integer(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
       // A formatter per request: formatters are not Sendable, and dates are listed rarely.
       let formatter = ISO8601DateFormatter()
       formatter.formatOptions = [.withInternetDateTime]
-      object["loggedDateString"] = formatter.string(from: date)
+      object["loggedDateString"] = .string(formatter.string(from: date))
     }
-    return object
+    return .object(object)
   }
 
   /// One request and what answered it, as `GET /__admin/requests` lists them: `id`, `request`,
   /// `responseDefinition` and `response` (status, headers and body as sent), `wasMatched`.
-  static func servedEvent(_ exchange: Exchange, loggedAt date: Date?) -> [String: Any] {
+  static func servedEvent(_ exchange: Exchange, loggedAt date: Date?) -> JSONValue {
     let http = exchange.response as? HTTPURLResponse
     let matched = exchange.stubMatcher != nil
-    let status = http?.statusCode ?? (matched ? 500 : 404)
-    var headers: [String: String] = [:]
+    let status = JSONValue.integer(Int64(http?.statusCode ?? (matched ? 500 : 404)))
+    var headers: [String: JSONValue] = [:]
     for (name, value) in http?.allHeaderFields ?? [:] {
-      headers[String(describing: name)] = String(describing: value)
+      headers[String(describing: name)] = .string(String(describing: value))
     }
     let body = exchange.body ?? Data()
-    var definition: [String: Any] = ["status": status]
-    if !matched { definition["fromConfiguredStub"] = false }
-    var response: [String: Any] = [
+    var definition: [String: JSONValue] = ["status": status]
+    if !matched { definition["fromConfiguredStub"] = .bool(false) }
+    var response: [String: JSONValue] = [
       "status": status,
-      "body": String(data: body, encoding: .utf8) ?? "",
-      "bodyAsBase64": body.base64EncodedString(),
+      "body": .string(String(data: body, encoding: .utf8) ?? ""),
+      "bodyAsBase64": .string(body.base64EncodedString()),
     ]
-    if !headers.isEmpty { response["headers"] = headers }
+    if !headers.isEmpty { response["headers"] = .object(headers) }
     // An unmatched request's error is the mock's way of saying "no stub": the client got 404.
     if matched, let error = exchange.errorSummary {
-      definition["fault"] = error
-      response["fault"] = error
+      definition["fault"] = .string(error)
+      response["fault"] = .string(error)
     }
-    return [
-      "id": requestID(exchange.taskIdentifier),
+    return .object([
+      "id": .string(requestID(exchange.taskIdentifier)),
       "request": loggedRequest(exchange.request, loggedAt: date),
-      "responseDefinition": definition,
-      "response": response,
-      "wasMatched": matched,
-    ]
+      "responseDefinition": .object(definition),
+      "response": .object(response),
+      "wasMatched": .bool(matched),
+    ])
   }
 }

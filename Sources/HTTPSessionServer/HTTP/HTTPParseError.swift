@@ -40,12 +40,14 @@ package enum HTTPParseError: Error, Equatable, Sendable {
   case headTooLarge
   /// The body exceeds the body limit.
   case bodyTooLarge
+  /// The body of a request to the admin API exceeds the admin body limit.
+  case adminBodyTooLarge
 
   /// The status code the server answers with: 431, 413 or 400.
   package var status: Int {
     switch self {
     case .headTooLarge: 431
-    case .bodyTooLarge: 413
+    case .bodyTooLarge, .adminBodyTooLarge: 413
     default: 400
     }
   }
@@ -72,6 +74,8 @@ package enum HTTPParseError: Error, Equatable, Sendable {
     case .invalidChunk: "A chunk of the chunked body is malformed."
     case .headTooLarge: "The request line and headers exceed the server's head limit."
     case .bodyTooLarge: "The request body exceeds the server's body limit."
+    case .adminBodyTooLarge:
+      "The request body exceeds the admin API's body limit (ServerLimits.maxAdminBodyBytes)."
     }
   }
 }

@@ -42,6 +42,12 @@ package struct HTTPRequestParser: Sendable {
   package let maxHeadBytes: Int
   /// The most bytes a body may have (after chunked decoding).
   package let maxBodyBytes: Int
+  /// The most bytes the body of a request to the admin API (`/__admin` and below) may have,
+  /// when smaller than ``maxBodyBytes``; `nil` when the server has no admin API. A longer one
+  /// fails with ``HTTPParseError/adminBodyTooLarge``.
+  package var maxAdminBodyBytes: Int?
+  /// The body limit of the request being read.
+  private var bodyLimit = 0
   private static let maxChunkLineBytes = 1024
 
   private var buffer: [UInt8] = []
@@ -282,7 +288,26 @@ package struct HTTPRequestParser: Sendable {
 
   // MARK: - Framing
 
-  private func framing(of head: HTTPRequest) -> Result<Framing, HTTPParseError> {
+  /// The error for a body over ``bodyLimit``.
+  private var tooLarge: HTTPParseError {
+    bodyLimit < maxBodyBytes ? .adminBodyTooLarge : .bodyTooLarge
+  }
+
+  /// The body limit of `head`: ``maxAdminBodyBytes`` for the admin API, when smaller.
+  private func bodyLimit(of head: HTTPRequest) -> Int {
+    guard let admin = maxAdminBodyBytes, admin < maxBodyBytes else { return maxBodyBytes }
+    let path = head.pathAndQuery.utf8
+    let prefix = "/__admin".utf8
+    guard path.starts(with: prefix) else { return maxBodyBytes }
+    let next = path.dropFirst(prefix.count).first
+    guard next == nil || next == UInt8(ascii: "/") || next == UInt8(ascii: "?") else {
+      return maxBodyBytes
+    }
+    return max(admin, 0)
+  }
+
+  private mutating func framing(of head: HTTPRequest) -> Result<Framing, HTTPParseError> {
+    bodyLimit = bodyLimit(of: head)
     let encodings = head.headers.filter {
       HTTPRequest.sameName($0.name, "Transfer-Encoding")
     }
@@ -308,14 +333,14 @@ package struct HTTPRequestParser: Sendable {
         let trimmed = digits.drop { $0 == "0" }
         // More than 18 digits cannot be an Int; it is over any body limit anyway.
         guard trimmed.count <= 18, let value = Int(trimmed.isEmpty ? "0" : trimmed) else {
-          return .failure(.bodyTooLarge)
+          return .failure(tooLarge)
         }
         if let length, length != value { return .failure(.conflictingContentLengths) }
         length = value
       }
     }
     let value = length ?? 0
-    guard value <= maxBodyBytes else { return .failure(.bodyTooLarge) }
+    guard value <= bodyLimit else { return .failure(tooLarge) }
     return .success(.length(value))
   }
 
@@ -338,7 +363,7 @@ package struct HTTPRequestParser: Sendable {
         let line = buffer[start..<lineEnd]
         start = lineEnd + 2
         guard let size = Self.chunkSize(line) else { return .failure(.invalidChunk) }
-        guard size <= maxBodyBytes - chunkedBody.count else { return .failure(.bodyTooLarge) }
+        guard size <= bodyLimit - chunkedBody.count else { return .failure(tooLarge) }
         chunked = size == 0 ? .trailers(bytes: 0) : .data(remaining: size)
       case .data(let remaining):
         let available = min(remaining, bufferedByteCount)

@@ -15,9 +15,12 @@ enum ResponseEncoder {
 
   /// A complete response: status line, the stub's headers, `Content-Length` and the body
   /// (no body for `HEAD`, 1xx, 204 and 304).
+  ///
+  /// Without `withBody`, only the head, for a caller that writes the body itself where
+  /// ``carriesBody(_:to:cache:)`` says it goes.
   static func encode(
     response: URLResponse?, body: Data, request: HTTPRequest, keepsAlive: Bool,
-    cache: inout HeadCache
+    cache: inout HeadCache, withBody: Bool = true
   ) -> [UInt8] {
     let stub = cache.head(for: response)
     var fields: [(String, String)] = []
@@ -30,8 +33,16 @@ enum ResponseEncoder {
     }
     appendConnection(&fields, request: request, keepsAlive: keepsAlive && stub.status >= 200)
     var bytes = head(stub, fields: fields)
-    if hasBody && request.method != "HEAD" { bytes.append(contentsOf: body) }
+    if withBody, hasBody, request.method != "HEAD" { bytes.append(contentsOf: body) }
     return bytes
+  }
+
+  /// Whether the body of `response` goes on the wire after its head: not for `HEAD`, 1xx,
+  /// 204 and 304.
+  static func carriesBody(
+    _ response: URLResponse?, to request: HTTPRequest, cache: inout HeadCache
+  ) -> Bool {
+    StubResponse.statusCarriesBody(cache.head(for: response).status) && request.method != "HEAD"
   }
 
   /// What a response contributes to every head it is written with: its status line and its
@@ -215,7 +226,7 @@ enum ResponseEncoder {
     }
   }
 
-  private static func head(status: Int, fields: [(String, String)]) -> [UInt8] {
+  static func head(status: Int, fields: [(String, String)]) -> [UInt8] {
     var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
     for (name, value) in fields { appendLine(&text, name, value) }
     text += "\r\n"

@@ -93,6 +93,7 @@ final class Connection: @unchecked Sendable {
     self.hop = hop
     self.parser = HTTPRequestParser(
       maxHeadBytes: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+    if handler is AdminExchangeHandler { parser.maxAdminBodyBytes = limits.maxAdminBodyBytes }
   }
 
   /// Asks the connection's thread to stop: it cancels the exchange in progress and closes.
@@ -156,6 +157,9 @@ final class Connection: @unchecked Sendable {
     var continued = false
     while !isStopping {
       switch parser.next() {
+      case .failure(.adminBodyTooLarge):
+        rejectAdminBody()
+        return
       case .failure(let error):
         reject(status: error.status, reason: error.reason)
         return
@@ -369,10 +373,16 @@ final class Connection: @unchecked Sendable {
     }
     switch outcome {
     case .complete:
+      // A large body is written from where it is, after the head, instead of being copied
+      // behind the head first (a 30 MiB admin answer would cost 30 MiB more).
+      let apart = body.count > Self.bodyWrittenApart
       let bytes = ResponseEncoder.encode(
         response: response, body: body, request: request, keepsAlive: keepsAlive,
-        cache: &headCache)
+        cache: &headCache, withBody: !apart)
       guard writeAll(bytes) else { return false }
+      if apart, ResponseEncoder.carriesBody(response, to: request, cache: &headCache) {
+        guard writeAll(body) else { return false }
+      }
       return keepsAlive && ResponseEncoder.allowsKeepAlive(response)
     case .unmatched(let answer):
       let bytes = ResponseEncoder.encodeText(
@@ -493,9 +503,12 @@ final class Connection: @unchecked Sendable {
 
   // MARK: - Writing
 
+  /// The body size above which a response's body is written on its own after the head.
+  private static let bodyWrittenApart = 256 * 1024
+
   /// Writes every byte, waiting for the socket as needed; `false` if the client stopped
   /// reading for longer than the idle timeout, went away, or the server is stopping.
-  private func writeAll(_ bytes: [UInt8]) -> Bool {
+  private func writeAll(_ bytes: some DataProtocol & ContiguousBytes) -> Bool {
     var offset = 0
     while offset < bytes.count {
       let sent = bytes.withUnsafeBytes {
@@ -542,9 +555,30 @@ final class Connection: @unchecked Sendable {
   /// and discards what the client is still sending (bounded in bytes and time) so that it
   /// receives the status instead of a connection reset.
   private func reject(status: Int, reason: String, extraFields: [(String, String)] = []) {
-    let bytes = ResponseEncoder.encodeText(
-      status: status, text: reason + "\n", request: nil, keepsAlive: false,
-      extraFields: extraFields)
+    reject(
+      writing: ResponseEncoder.encodeText(
+        status: status, text: reason + "\n", request: nil, keepsAlive: false,
+        extraFields: extraFields))
+  }
+
+  /// Answers an admin request whose body is over ``ServerLimits/maxAdminBodyBytes`` with `413`
+  /// and WireMock's error document, then closes lingeringly, as ``reject(status:reason:extraFields:)``.
+  private func rejectAdminBody() {
+    let body = AdminJSON.data(
+      AdminJSON.errors(
+        code: 413, title: "Request body too large",
+        detail: "The admin API reads bodies of at most \(limits.maxAdminBodyBytes) bytes "
+          + "(ServerLimits.maxAdminBodyBytes); split the import, or start the server with a "
+          + "larger limit."))
+    var fields = [("Content-Type", "application/json"), ("Content-Length", String(body.count))]
+    fields.append(("Connection", "close"))
+    var bytes = ResponseEncoder.head(status: 413, fields: fields)
+    bytes.append(contentsOf: body)
+    reject(writing: bytes)
+  }
+
+  /// Writes `bytes`, an answer to a request the server refused, then closes lingeringly.
+  private func reject(writing bytes: [UInt8]) {
     guard writeAll(bytes) else { return }
     Socket.shutdownWrite(fd)
     let end = Self.now() + Self.nanoseconds(limits.lingerTimeout)

@@ -118,6 +118,12 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
       }
       conversation.connectionLost()
     }
+    // The journal's caps apply to the messages, and unread ones wait within the message
+    // limit (see `WebSocketConversation.Bounds`).
+    conversation.bound(
+      WebSocketConversation.Bounds(
+        recordedBytes: limits.maxJournalBodyBytes, recordedMessages: limits.maxJournalExchanges,
+        unreadBytes: limits.maxWebSocketMessageBytes))
     handler.reporting { conversation.start(with: self) }
     /// When the server's close went out: until when it waits for the client's.
     var closing: UInt64?

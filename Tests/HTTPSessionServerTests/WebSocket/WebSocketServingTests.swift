@@ -185,6 +185,67 @@ struct WebSocketServingTests {
     #expect(mock.webSocketCloses(for: .get("/limit")).first?.code == .messageTooBig)
   }
 
+  @Test func theJournalKeepsAtMostItsBodyLimitOfAConnectionsMessages() async throws {
+    let mock = URLSessionMock()
+    // The script ends at once: nothing reads what the client sends after it.
+    mock.stub(.get("/talk"), with: .webSocket([.send(.string("hi"))]))
+    let server = try mock.startServer(limits: ServerLimits(maxJournalBodyBytes: 1000))
+    defer { server.stop() }
+    let output = try await runWebSocketClient(
+      """
+      with connect(url, open_timeout=600) as ws:
+          print("first", ws.recv(timeout=600))
+          for i in range(6):
+              ws.send("m" * 300)
+          ws.send(b"end")
+          ws.close()
+          print("sent")
+      """, server.webSocketURL(for: "/talk"))
+    #expect(output == "first hi\nsent\n", "\(output)")
+    try await mock.waitForRequests(count: 1)
+    let records = mock.webSocketMessages(for: .get("/talk"))
+    let kept = records.map { record -> Int in
+      switch record.message {
+      case .string(let text): return text.utf8.count
+      case .data(let data): return data.count
+      @unknown default: return 0
+      }
+    }
+    // Before, all 1,805 bytes were kept (and a client could send without end).
+    #expect(kept.reduce(0, +) <= 1000, "\(kept)")
+    #expect(kept == [2, 300, 300, 300, 98, 0, 0, 0], "\(kept)")
+    #expect(records.map(\.byteCount) == [2, 300, 300, 300, 300, 300, 300, 3])
+  }
+
+  @Test func messagesPilingUpForAWaitingScriptCloseWith1009() async throws {
+    // A stall watchdog longer than the default 5 s: a loaded machine must not end the wait
+    // before the client has sent.
+    let clock = VirtualClock(stallTimeout: .seconds(60))
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/busy"),
+      with: .webSocket([.send(.string("wait")), .wait(.seconds(60)), .receive(nil)]))
+    let server = try mock.startServer(limits: ServerLimits(maxWebSocketMessageBytes: 1000))
+    defer { server.stop() }
+    let output = try await runWebSocketClient(
+      """
+      with connect(url, open_timeout=600) as ws:
+          print("first", ws.recv(timeout=600))
+          try:
+              for i in range(3):
+                  ws.send("q" * 600)
+          except ConnectionClosed:
+              pass
+          closed(ws)
+      """, server.webSocketURL(for: "/busy"))
+    #expect(
+      output == "first wait\nclosed 1009 more than 1000 bytes of messages wait for the script\n",
+      "\(output)")
+    let closes = mock.webSocketCloses(for: .get("/busy"))
+    #expect(closes.first?.code == .messageTooBig)
+    #expect(closes.first?.direction == .fromServer)
+  }
+
   @Test func stoppingTheServerClosesOpenWebSocketsWith1001() async throws {
     let mock = URLSessionMock()
     mock.stub(.get("/stay"), with: .webSocket([.send(.string("hi")), .receive(nil)]))
