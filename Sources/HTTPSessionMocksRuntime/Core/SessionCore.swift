@@ -57,6 +57,8 @@ final class SessionCore: Sendable {
     /// What a regular expression matched under a budget calls as it reports progress (tests
     /// act while a slow match runs); `nil` in use.
     var matchProbe: (@Sendable () -> Void)?
+    /// What ends a call that waits on a WebSocket task never resumed.
+    var resumeWatchdog = ResumeWatchdog()
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.

@@ -32,6 +32,15 @@ extension URLSessionMock {
     MockWebSocketTask(request: request, core: journal.core)
   }
 
+  /// Sets how long a call may wait on a WebSocket task never resumed (`nil`: forever) and the
+  /// clock that measures that real time, for the tasks made from now on: for tests of the
+  /// watchdog, which move a `VirtualClock` instead of waiting.
+  package func watchForgottenResumes<C: Clock>(after timeout: Duration?, realTime: C)
+  where C.Duration == Duration {
+    let watchdog = ResumeWatchdog(timeout: timeout, realTime: StallWatchdog.TimeSource(realTime))
+    journal.core.withLock { $0.resumeWatchdog = watchdog }
+  }
+
   /// The messages of the WebSocket connections whose upgrade request `matcher` accepts, both
   /// ways, in the order of the connections and then of the messages.
   ///
