@@ -227,9 +227,6 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
 
   var closeCode: URLSessionWebSocketTask.CloseCode { locked.withLock { $0.closeCode } }
 
-  /// How many sends wait for the handshake (or for those before them).
-  var waitingSendCount: Int { locked.withLock { $0.pendingSends.count } }
-
   /// Suspends until at least `count` sends wait for the handshake (or for those before
   /// them): for tests that need sends to be waiting before they go on. Throws once the
   /// connection has closed, or the sends stopped waiting, first.

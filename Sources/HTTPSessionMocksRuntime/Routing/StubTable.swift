@@ -369,10 +369,14 @@ struct StubTable: Sendable {
   }
 
   /// Every stub, closest to `request` first, with its distance: the summed weight of what
-  /// differed (0 when it matches and may answer).
+  /// differed (0 when it matches and may answer). Patterns run under the current
+  /// ``MatchBudget``, or one of the default limits.
   func rankedNearMisses(
     for request: URLRequest, redacting redaction: ReportRedaction
   ) -> [(definition: Definition, distance: Double, reasons: [String])] {
+    guard MatchBudget.current != nil else {
+      return MatchBudget(MatchLimits()).run { rankedNearMisses(for: request, redacting: redaction) }
+    }
     let facts = RequestFacts(registry.requestTransform.map { $0(request) } ?? request)
     let ranked = registry.definitions.values.map { definition in
       var evaluation = definition.matcher.evaluate(facts, redaction: redaction)
