@@ -91,13 +91,15 @@ extension SessionCore {
   /// later one, so the choice is the one a single critical region would have made at that
   /// moment; only the claim, never a pattern, runs under the lock.
   private func route(_ request: URLRequest) -> Routed {
-    let copy = withLock { state -> (StubTable.Registry, MatchBudget)? in
+    typealias Copy = (StubTable.Registry, MatchLimits, (@Sendable () -> Void)?)
+    let copy = withLock { state -> Copy? in
       guard state.stubs.needsMatchingOutsideTheLock else { return nil }
-      return (state.stubs.registry, MatchBudget(state.matchLimits, probe: state.matchProbe))
+      return (state.stubs.registry, state.matchLimits, state.matchProbe)
     }
-    guard let (registry, budget) = copy else {
+    guard let (registry, limits, probe) = copy else {
       return Routed(claim: withLock { $0.stubs.claimFirstMatch(request) })
     }
+    let budget = MatchBudget(limits, probe: probe)
     let facts = registry.facts(for: request)
     var matched: [(id: Int, parameters: [String: String])] = []
     let found = budget.run {
