@@ -75,6 +75,7 @@ import Testing
   }
 
   @Test func aRegularExpressionPastTheBudgetFailsItsRequestNamingThePattern() async throws {
+    let served = Shared<[String]>([])
     let (answers, reports) = try withCapturedReports {
       let mock = URLSessionMock()
       // Four mappings that all try the path, as in the report of issue 27.
@@ -83,7 +84,8 @@ import Testing
       }
       mock.stub(.get("/fast"), with: .text("fast"))
       let server = try mock.startServer(
-        limits: ServerLimits(maxMatchDuration: .milliseconds(50)))
+        limits: ServerLimits(maxMatchDuration: .milliseconds(50)), admin: nil
+      ) { served.append($0.description) }
       defer { server.stop() }
       return (try Self.get(server.port, "/" + Self.manyAs), try Self.get(server.port, "/fast"))
     }
@@ -94,6 +96,10 @@ import Testing
     #expect(fast?.0 == 200)
     #expect(reports.count == 1, "\(reports.map(\.message))")
     #expect(reports.first?.message.contains("Matching GET") == true)
+    // The server's log line (stub-server's) says so, without running the patterns again.
+    #expect(
+      served.current.first?.contains("500 over the match budget; Matching GET") == true,
+      "\(served.current)")
   }
 
   @Test func aJSONPathThatSelectsTooManyValuesFailsItsRequestNamingThePath() async throws {
