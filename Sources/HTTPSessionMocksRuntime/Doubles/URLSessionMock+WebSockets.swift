@@ -26,8 +26,10 @@ extension URLSessionMock {
   /// A stub that answers with a status (`.status(403)`) refuses the upgrade, and the task's
   /// `receive()` throws `URLError(.badServerResponse)`; an unmatched upgrade is reported as
   /// any unmatched request is. Unlike URLSession's, `receive()` also ends when the calling
-  /// Swift task is cancelled. The journal records the upgrade as an exchange with status 101,
-  /// and every message both ways (``webSocketMessages(for:)``).
+  /// Swift task is cancelled, and a `receive()`, `send(_:)` or ping that waits on a task never
+  /// resumed fails after 5 s of real time with `URLError(.timedOut)` and a report that says to
+  /// call `resume()`. The journal records the upgrade as an exchange with status 101, and every
+  /// message both ways (``webSocketMessages(for:)``).
   public func webSocket(with request: URLRequest) -> any HTTPWebSocketTask {
     MockWebSocketTask(request: request, core: journal.core)
   }
