@@ -19,6 +19,9 @@ package struct ServedRequest: Sendable, CustomStringConvertible {
     /// No stub matched: the client gets `404` with the near-miss report; `summary` is the
     /// closest stub and what differed, on one line.
     case unmatched(summary: String)
+    /// Matching ran past its budget (`ServerLimits.maxMatchDuration`, `maxJSONPathValues`):
+    /// the client gets `500` with the report; `summary` names the pattern, on one line.
+    case overBudget(summary: String)
     /// A transport error ended it (a stub's `URLError` fault, a cancellation): the error, and
     /// the stub that gave it, if one did.
     case failed(error: String, by: String?)
@@ -40,6 +43,8 @@ package struct ServedRequest: Sendable, CustomStringConvertible {
       return "\(head) \(status.map(String.init) ?? "-") \(stub ?? "(no stub)")"
     case .unmatched(let summary):
       return "\(head) 404 unmatched; \(summary)"
+    case .overBudget(let summary):
+      return "\(head) 500 over the match budget; \(summary)"
     case .failed(let error, let stub):
       return "\(head) failed \(error)" + (stub.map { " \($0)" } ?? "")
     }
@@ -63,6 +68,10 @@ extension ServedRequest {
       outcome = .failed(
         error: exchange?.errorSummary ?? String(describing: error),
         by: exchange.flatMap(mock.stubName(answering:)))
+    case .unmatched(let unmatched) where unmatched.status == 500:
+      // Matching ran past its budget: the patterns are not run again for the log line.
+      let cause = unmatched.report.components(separatedBy: ". The request fails").first
+      outcome = .overBudget(summary: cause ?? "matching ran past its budget")
     case .unmatched:
       outcome = .unmatched(summary: mock.nearMissSummary(for: request))
     }

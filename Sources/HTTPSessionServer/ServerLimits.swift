@@ -72,6 +72,16 @@ public struct ServerLimits: Sendable, Equatable {
   /// server closes the connection with code 1001 (going away), so that idle sockets cannot hold
   /// every connection slot. 60 s by default.
   public var webSocketIdleTimeout: Duration
+  /// The most real time matching one request against the stubs may take. Patterns that may
+  /// take long (regular expressions, JSONPaths, JSON bodies) are matched outside the mock's
+  /// lock, so a slow one holds up only its own request; one that runs past this limit fails
+  /// that request with `500 Internal Server Error` and a report that names the pattern (the
+  /// test hears it too). 1 s by default.
+  public var maxMatchDuration: Duration
+  /// The most values one JSONPath evaluation may select (`$..*..*` selects more at each step
+  /// than the document has): past it, the request fails as for ``maxMatchDuration``. 100,000
+  /// by default.
+  public var maxJSONPathValues: Int
 
   /// Creates limits; every parameter has the default described on its property.
   public init(
@@ -82,7 +92,8 @@ public struct ServerLimits: Sendable, Equatable {
     lingerTimeout: Duration = .seconds(2), lingerBytes: Int = 1024 * 1024,
     maxJournalExchanges: Int = 10_000, maxJournalBodyBytes: Int = 1024 * 1024,
     maxWebSocketMessageBytes: Int = 16 * 1024 * 1024, webSocketIdleTimeout: Duration = .seconds(60),
-    maxAdminBodyBytes: Int = 32 * 1024 * 1024
+    maxAdminBodyBytes: Int = 32 * 1024 * 1024, maxMatchDuration: Duration = .seconds(1),
+    maxJSONPathValues: Int = 100_000
   ) {
     self.maxAdminBodyBytes = maxAdminBodyBytes
     self.maxHeadBytes = maxHeadBytes
@@ -99,6 +110,8 @@ public struct ServerLimits: Sendable, Equatable {
     self.maxJournalBodyBytes = maxJournalBodyBytes
     self.maxWebSocketMessageBytes = maxWebSocketMessageBytes
     self.webSocketIdleTimeout = webSocketIdleTimeout
+    self.maxMatchDuration = maxMatchDuration
+    self.maxJSONPathValues = maxJSONPathValues
   }
 }
 

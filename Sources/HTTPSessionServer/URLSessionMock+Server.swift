@@ -89,7 +89,11 @@ extension URLSessionMock {
   }
 
   /// A served mock runs for as long as its clients do: its journal keeps the newest exchanges.
+  /// It also matches under the server's budget.
   private func boundJournal(by limits: ServerLimits) {
     boundJournal(toLast: limits.maxJournalExchanges, bodyBytes: limits.maxJournalBodyBytes)
+    limitMatching(
+      MatchLimits(
+        maxDuration: limits.maxMatchDuration, maxJSONPathValues: limits.maxJSONPathValues))
   }
 }

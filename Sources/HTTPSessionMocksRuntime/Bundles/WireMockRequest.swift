@@ -44,16 +44,19 @@ struct WireMockRequest: RequestCondition, Equatable {
   /// A compiled regular expression, compared by its source.
   struct Regex: Sendable, Equatable {
     let regex: NSRegularExpression
+    let source: String
 
     init?(_ source: String) {
       guard let regex = try? NSRegularExpression(pattern: "^(?:" + source + ")$") else {
         return nil
       }
       self.regex = regex
+      self.source = source
     }
 
+    /// Whether the whole of `text` matches, within the request's match budget.
     func matches(_ text: String) -> Bool {
-      regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+      MatchBudget.search(regex, in: text, source: source)
     }
 
     static func == (lhs: Regex, rhs: Regex) -> Bool { lhs.regex.pattern == rhs.regex.pattern }
@@ -65,6 +68,14 @@ struct WireMockRequest: RequestCondition, Equatable {
       && zip(lhs.pathParameters, rhs.pathParameters).allSatisfy {
         $0.name == $1.name && $0.pattern == $1.pattern
       }
+  }
+
+  /// A regular expression may backtrack for long: the router matches it outside its lock.
+  var mayRunLong: Bool {
+    switch url {
+    case .urlPathPattern, .urlPattern: return true
+    default: return pathParameters.contains { $0.pattern.mayRunLong }
+    }
   }
 
   /// `GET urlPath /orders`, as reports name the mapping's request.

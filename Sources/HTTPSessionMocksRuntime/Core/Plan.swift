@@ -68,5 +68,8 @@ enum Plan {
     /// The stubs as they were when the request was routed.
     let table: StubTable
     let redaction: ReportRedaction
+    /// Set when no stub was chosen because matching ran past its budget: the report names the
+    /// pattern instead of listing near misses.
+    var overrun: MatchBudget.Overrun?
   }
 }

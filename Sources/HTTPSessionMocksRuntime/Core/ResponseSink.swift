@@ -79,4 +79,7 @@ package struct UnmatchedAnswer: Sendable {
   package let report: String
   /// The error the injected mock hands the code under test.
   package let error: URLError
+  /// The status a server answers with: 404 when no stub matched, 500 when matching ran past
+  /// its budget (``MatchLimits``).
+  package var status = 404
 }

@@ -23,14 +23,32 @@ extension SessionCore {
     case .hold(let held):
       held.object?.hold(task)
       settleResume()
+    case .unmatched(let unmatched) where unmatched.overrun != nil:
+      let request = unmatched.request
+      let report = MatchBudget.report(unmatched.overrun, for: request)
+      reporter.fail(report, at: ownerSite)
+      let error = URLError(
+        .resourceUnavailable, for: request,
+        description: "URLSessionMock: matching \(request.summary) ran past its budget")
+      let answer = Answer(
+        unmatched: UnmatchedAnswer(report: report, error: error, status: 500))
+      schedule(answer, to: task, Plan.Context(request: request, stub: nil))
     case .unmatched(let unmatched):
       let request = unmatched.request
       // A URLProtocol never sees an upload task's body: the report says so when it matters.
       let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
       let redaction = unmatched.redaction
-      let report = NearMiss.unmatchedReport(
-        request, unmatched.table.nearMisses(for: request, redacting: redaction),
-        bodyUnseen: bodyUnseen, door: task.door, voice: voice, redaction: redaction)
+      // The near misses run every pattern again: under a budget of their own.
+      let budget = MatchBudget(withLock { $0.matchLimits })
+      let misses = budget.run { unmatched.table.nearMisses(for: request, redacting: redaction) }
+      var report = NearMiss.unmatchedReport(
+        request, misses, bodyUnseen: bodyUnseen, door: task.door, voice: voice,
+        redaction: redaction)
+      if let overrun = budget.overrun {
+        report +=
+          "(Some differences above may be wrong: comparing the stubs stopped when the "
+          + "\(overrun.pattern) \(overrun.reason).)\n"
+      }
       reporter.fail(report, at: ownerSite)
       let error = URLError(
         .resourceUnavailable, for: request,

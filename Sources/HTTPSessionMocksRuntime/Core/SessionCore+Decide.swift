@@ -14,7 +14,9 @@ extension SessionCore {
   /// stubs).
   func decide(_ task: MockTask) -> Plan {
     switch answering {
-    case .stubs: return decideFromStubs(task, route(task.originalRequest))
+    case .stubs:
+      let routed = route(task.originalRequest)
+      return decideFromStubs(task, routed.claim, overrun: routed.overrun)
     case .forward(let session):
       return forward(task, task.originalRequest, to: session, site: ownerSite)
     case .hold(let held): return .hold(held)
@@ -23,13 +25,20 @@ extension SessionCore {
 
   /// 2. Route, 3. resolve the answer, and follow the redirects that the door follows: each hop
   /// is one more request, recorded and routed like any other.
-  func decideFromStubs(_ task: MockTask, _ first: consuming StubTable.Claim?) -> Plan {
+  /// A request whose matching overran its budget (`overrun`) fails with a report naming the
+  /// pattern.
+  func decideFromStubs(
+    _ task: MockTask, _ first: consuming StubTable.Claim?, overrun: MatchBudget.Overrun? = nil
+  ) -> Plan {
     var request = task.originalRequest
     var routed = consume first
+    var overrun = overrun
     var delay = Duration.zero
     var hop = 0
     while true {
-      guard let claim = routed else { return decideUnmatched(task, request, after: delay) }
+      guard let claim = routed else {
+        return decideUnmatched(task, request, after: delay, overrun: overrun)
+      }
       let definition = claim.definition
       let context = Plan.Context(request: request, stub: definition)
       let response: StubResponse
@@ -57,24 +66,58 @@ extension SessionCore {
           description: "more than \(Redirect.maximumHops) redirects")
         return .after(delay, Answer(error: error), context)
       }
-      routed = followRedirect(task, from: request, to: next, answer: answer, stub: definition)
+      (routed, overrun) = followRedirect(
+        task, from: request, to: next, answer: answer, stub: definition)
       request = next
       hop += 1
     }
   }
 
+  /// What routing found: the stub that answers (`claim`), or none; `overrun` when matching
+  /// ran past its budget, and the request must fail.
+  struct Routed {
+    var claim: StubTable.Claim?
+    var overrun: MatchBudget.Overrun?
+  }
+
   /// Finds the newest stub that matches `request` and may answer now, and counts the call:
-  /// in one critical region when no matcher holds user code, else matching outside the lock.
-  private func route(_ request: URLRequest) -> StubTable.Claim? {
-    let registry = withLock { state -> StubTable.Registry? in
-      state.stubs.needsMatchingOutsideTheLock ? state.stubs.registry : nil
+  /// in one critical region when no matcher holds user code or may take long, else matching
+  /// outside the lock.
+  ///
+  /// Outside the lock, the candidates are matched in routing order on a copy of the registry,
+  /// under a ``MatchBudget``, and each time one matches, the lock is taken to claim the first of
+  /// those matched so far that may answer now (scenario state and call limits are read there,
+  /// as they are then). A stub matched earlier that has become free meanwhile wins over the
+  /// later one, so the choice is the one a single critical region would have made at that
+  /// moment; only the claim, never a pattern, runs under the lock.
+  private func route(_ request: URLRequest) -> Routed {
+    typealias Copy = (StubTable.Registry, MatchLimits, (@Sendable () -> Void)?)
+    let copy = withLock { state -> Copy? in
+      guard state.stubs.needsMatchingOutsideTheLock else { return nil }
+      return (state.stubs.registry, state.matchLimits, state.matchProbe)
     }
-    guard let registry else {
-      return withLock { $0.stubs.claimFirstMatch(request) }
+    guard let (registry, limits, probe) = copy else {
+      return Routed(claim: withLock { $0.stubs.claimFirstMatch(request) })
     }
-    let matches = registry.allMatches(request)
-    if matches.isEmpty { return nil }
-    return withLock { $0.stubs.claimFirst(of: matches) }
+    let budget = MatchBudget(limits, probe: probe)
+    let facts = registry.facts(for: request)
+    var matched: [(id: Int, parameters: [String: String])] = []
+    let found = budget.run {
+      registry.firstCandidate(facts) { id -> Routed? in
+        guard let definition = registry.definitions[id] else { return nil }
+        let parameters = StubTable.Registry.match(definition, facts)
+        if budget.isSpent {
+          budget.blame(voice.name("\(definition.matcher)", registeredAt: definition.site))
+          return Routed(claim: nil, overrun: budget.overrun)
+        }
+        guard let parameters else { return nil }
+        matched.append((id, parameters))
+        guard var claim = withLock({ $0.stubs.claimFirst(of: matched) }) else { return nil }
+        if registry.requestTransform == nil { claim.sentURL = facts?.url }
+        return Routed(claim: claim)
+      }
+    }
+    return found ?? Routed()
   }
 
   /// Records a redirect hop (its answer, then the follow-up request) and routes the follow-up
@@ -82,7 +125,7 @@ extension SessionCore {
   private func followRedirect(
     _ task: MockTask, from request: URLRequest, to next: URLRequest, answer: Answer,
     stub: StubTable.Definition
-  ) -> StubTable.Claim? {
+  ) -> (StubTable.Claim?, MatchBudget.Overrun?) {
     let exchange = Exchange(
       taskIdentifier: task.taskIdentifier, request: request, answer: answer, stub: stub,
       door: task.door)
@@ -93,14 +136,27 @@ extension SessionCore {
       guard !state.stubs.needsMatchingOutsideTheLock else { return .none }
       return .some(state.stubs.claimFirstMatch(next))
     }
-    if let claim { return claim }
-    return route(next)
+    if let claim { return (claim, nil) }
+    let routed = route(next)
+    return (routed.claim, routed.overrun)
   }
 
-  /// No stub matched `request`: the unmatched-request policy decides.
+  /// No stub matched `request`: the unmatched-request policy decides. A request whose
+  /// matching overran its budget fails whatever the policy, with the report of the overrun.
   private func decideUnmatched(
-    _ task: MockTask, _ request: URLRequest, after delay: Duration
+    _ task: MockTask, _ request: URLRequest, after delay: Duration,
+    overrun: MatchBudget.Overrun? = nil
   ) -> Plan {
+    if let overrun {
+      let redaction = withLock { state -> ReportRedaction in
+        state.records.recordUnmatched(
+          request, taskIdentifier: task.taskIdentifier, reported: true)
+        return state.reportRedaction
+      }
+      return .unmatched(
+        Plan.Unmatched(
+          request: request, table: StubTable(), redaction: redaction, overrun: overrun))
+    }
     let (policy, table, redaction) = withLock {
       state -> (UnmatchedRequestPolicy.Kind, StubTable?, ReportRedaction) in
       let policy = state.policy.kind

@@ -52,6 +52,13 @@ final class SessionCore: Sendable {
     var warnedAboutRealTimeDelay = false
     /// Which header values the double's reports mask.
     var reportRedaction = ReportRedaction.default
+    /// How much work matching one request may take (see ``MatchBudget``).
+    var matchLimits = MatchLimits()
+    /// What a regular expression matched under a budget calls as it reports progress (tests
+    /// act while a slow match runs); `nil` in use.
+    var matchProbe: (@Sendable () -> Void)?
+    /// What ends a call that waits on a WebSocket task never resumed.
+    var resumeWatchdog = ResumeWatchdog()
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.
@@ -180,7 +187,7 @@ final class SessionCore: Sendable {
         return .forwarding(
           state.currentRequest(of: task), state.takeSinkForForwarding(of: task))
       }
-      guard state.stubs.registry.userCodeCount == 0 else { return .undecided }
+      guard !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
       guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
         return .routed(nil)
       }

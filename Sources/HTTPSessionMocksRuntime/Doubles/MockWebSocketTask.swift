@@ -24,7 +24,9 @@ import HTTPSessionKit
 /// in order before any later send; one still waiting when the connection closes fails.
 ///
 /// Unlike URLSession's, `receive()` also ends when the calling Swift task is cancelled
-/// (throwing `CancellationError`), so that a test never hangs on it.
+/// (throwing `CancellationError`), so that a test never hangs on it; and a `receive()`, send or
+/// ping that waits on a task never resumed fails after 5 s of real time with a report naming
+/// the fix (see ``ResumeWatchdog``).
 final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
   typealias Message = URLSessionWebSocketTask.Message
 
@@ -49,6 +51,11 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     /// Whether the connection is open and the sends and pings made before are still being
     /// handed to the script: new ones wait behind them, so that none overtakes them.
     var draining = false
+    /// Tests waiting for this many sends to wait (``waitForWaitingSends(count:)``).
+    var sendCountWaiters: [(count: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// Whether the forgotten-resume watchdog runs, and its timer once stored.
+    var resumeWatchdogArmed = false
+    var resumeWatchdogTimer: Task<Void, Never>?
     var closeCode = URLSessionWebSocketTask.CloseCode.invalid
     var closeReason: Data?
     /// What `receive()` and `send(_:)` throw once the connection is closed.
@@ -62,6 +69,15 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
       if case .closed = phase { return .failure(failure ?? URLError(.networkConnectionLost)) }
       return nil
     }
+
+    /// Takes out the tests' waiters that as many sends as wait now satisfy.
+    mutating func takeMetSendCountWaiters() -> [CheckedContinuation<Void, any Error>] {
+      guard !sendCountWaiters.isEmpty else { return [] }
+      let count = pendingSends.count
+      let met = sendCountWaiters.filter { $0.count <= count }.map(\.continuation)
+      sendCountWaiters.removeAll { $0.count <= count }
+      return met
+    }
   }
 
   /// What the task hands out when it leaves the lock: continuations to resume and handlers
@@ -71,6 +87,8 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     var receiveFailures: [CheckedContinuation<Message, any Error>] = []
     var sends: [CheckedContinuation<Void, any Error>] = []
     var pings: [@Sendable ((any Error)?) -> Void] = []
+    /// Tests waiting for sends to wait: met (`nil`) or failed with the error.
+    var sendCountWaiters: [CheckedContinuation<Void, any Error>] = []
     var error: (any Error)?
 
     func run() {
@@ -79,26 +97,33 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
       for continuation in receiveFailures { continuation.resume(throwing: error) }
       for continuation in sends { continuation.resume(throwing: error) }
       for ping in pings { ping(error) }
+      for continuation in sendCountWaiters { continuation.resume(throwing: error) }
     }
   }
 
   private let handshake: MockTask
   private let locked = Locked(State())
+  /// Read once: the watchdog for calls that wait on a task never resumed.
+  private let resumeWatchdog: ResumeWatchdog
 
   init(request: URLRequest, core: SessionCore) {
     let sink = HandshakeSink()
     handshake = core.makeTask(request, kind: .webSocket, door: .injected, receiver: .sink(sink))
+    resumeWatchdog = core.withLock { $0.resumeWatchdog }
     sink.owner.withLock { $0 = WeakReference(self) }
   }
 
   // MARK: - HTTPWebSocketTask
 
   func resume() {
-    let starts = locked.withLock { state -> Bool in
-      guard case .suspended = state.phase else { return false }
+    let (starts, timer) = locked.withLock { state -> (Bool, Task<Void, Never>?) in
+      guard case .suspended = state.phase else { return (false, nil) }
       state.phase = .connecting
-      return true
+      state.resumeWatchdogArmed = false
+      defer { state.resumeWatchdogTimer = nil }
+      return (true, state.resumeWatchdogTimer)
     }
+    timer?.cancel()
     if starts { handshake.resume() }
   }
 
@@ -130,13 +155,15 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     case .fail(let error): throw error
     case .wait:
       try await withCheckedThrowingContinuation { continuation in
-        let outcome = locked.withLock { state -> Result<WebSocketConversation, any Error>? in
+        typealias Outcome = Result<WebSocketConversation, any Error>
+        let (outcome, met) = locked.withLock {
+          state -> (Outcome?, [CheckedContinuation<Void, any Error>]) in
           switch state.phase {
-          case .open(let conversation) where !state.draining: return .success(conversation)
-          case .closed: return .failure(state.failure ?? URLError(.networkConnectionLost))
+          case .open(let conversation) where !state.draining: return (.success(conversation), [])
+          case .closed: return (.failure(state.failure ?? URLError(.networkConnectionLost)), [])
           case .suspended, .connecting, .open:
             state.pendingSends.append((message, continuation))
-            return nil
+            return (nil, state.takeMetSendCountWaiters())
           }
         }
         switch outcome {
@@ -144,7 +171,9 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
           conversation.clientSent(message)
           continuation.resume()
         case .failure(let error)?: continuation.resume(throwing: error)
-        case nil: break
+        case nil:
+          armResumeWatchdog()
+          for waiter in met { waiter.resume() }
         }
       }
     }
@@ -166,7 +195,8 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
           state.receivers.append((id, continuation))
           return nil
         }
-        if let outcome { continuation.resume(with: outcome) }
+        if let outcome { return continuation.resume(with: outcome) }
+        armResumeWatchdog()
       }
     } onCancel: {
       let waiting = locked.withLock { state -> CheckedContinuation<Message, any Error>? in
@@ -191,14 +221,29 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
       }
     }
     // The script's server answers a ping at once, as servers do.
-    if let outcome { pongReceiveHandler(outcome) }
+    guard let outcome else { return armResumeWatchdog() }
+    pongReceiveHandler(outcome)
   }
 
   var closeCode: URLSessionWebSocketTask.CloseCode { locked.withLock { $0.closeCode } }
 
-  /// How many sends wait for the handshake (or for those before them): for tests that need a
-  /// send to be waiting before they go on.
-  var waitingSendCount: Int { locked.withLock { $0.pendingSends.count } }
+  /// Suspends until at least `count` sends wait for the handshake (or for those before
+  /// them): for tests that need sends to be waiting before they go on. Throws once the
+  /// connection has closed, or the sends stopped waiting, first.
+  func waitForWaitingSends(count: Int) async throws {
+    try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Void, any Error>) in
+      let outcome = locked.withLock { state -> Result<Void, any Error>? in
+        if state.pendingSends.count >= count { return .success(()) }
+        if case .closed = state.phase {
+          return .failure(state.failure ?? URLError(.networkConnectionLost))
+        }
+        state.sendCountWaiters.append((count, continuation))
+        return nil
+      }
+      if let outcome { continuation.resume(with: outcome) }
+    }
+  }
 
   var closeReason: Data? { locked.withLock { $0.closeReason } }
 
@@ -382,10 +427,74 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     release.receiveFailures = state.receivers.map(\.continuation)
     release.sends = state.pendingSends.map(\.1)
     release.pings = state.pendingPings
+    release.sendCountWaiters = state.sendCountWaiters.map(\.continuation)
     state.receivers = []
     state.pendingSends = []
     state.pendingPings = []
+    state.sendCountWaiters = []
     return release
+  }
+
+  // MARK: - The forgotten-resume watchdog
+
+  /// Starts the watchdog when a call waits on a task that is still suspended and none runs.
+  ///
+  /// Its timer is an unstructured `Task` made here, in the waiting call, so it carries the
+  /// test's context (under Swift Testing, the current test) to the report.
+  private func armResumeWatchdog() {
+    guard let timeout = resumeWatchdog.timeout else { return }
+    let arms = locked.withLock { state -> Bool in
+      guard case .suspended = state.phase, !state.resumeWatchdogArmed else { return false }
+      state.resumeWatchdogArmed = true
+      return true
+    }
+    guard arms else { return }
+    let realTime = resumeWatchdog.realTime
+    let deadline = realTime.now() + timeout
+    let timer = Task { [weak self] in
+      do { try await realTime.sleep(deadline) } catch { return }
+      self?.resumeWatchdogFired(after: timeout)
+    }
+    let stale = locked.withLock { state -> Bool in
+      guard state.resumeWatchdogArmed else { return true }
+      state.resumeWatchdogTimer = timer
+      return false
+    }
+    // Resumed (or fired) meanwhile: this timer has nothing left to watch.
+    if stale { timer.cancel() }
+  }
+
+  /// The watchdog's limit passed: if the task is still suspended, every call waiting on it
+  /// fails, after the report.
+  private func resumeWatchdogFired(after timeout: Duration) {
+    let request = handshake.originalRequest
+    let error = URLError(
+      .timedOut, for: request,
+      description: "the WebSocket task was never resumed; call resume() on it")
+    let fired = locked.withLock { state -> (ResumeWatchdog.Waiting, Release)? in
+      state.resumeWatchdogArmed = false
+      state.resumeWatchdogTimer = nil
+      guard case .suspended = state.phase else { return nil }
+      let waiting = ResumeWatchdog.Waiting(
+        receives: state.receivers.count, sends: state.pendingSends.count,
+        pings: state.pendingPings.count)
+      guard !waiting.isEmpty else { return nil }
+      var release = Release(error: error)
+      release.receiveFailures = state.receivers.map(\.continuation)
+      release.sends = state.pendingSends.map(\.1)
+      release.pings = state.pendingPings
+      release.sendCountWaiters = state.sendCountWaiters.map(\.continuation)
+      state.receivers = []
+      state.pendingSends = []
+      state.pendingPings = []
+      state.sendCountWaiters = []
+      return (waiting, release)
+    }
+    guard let (waiting, release) = fired else { return }
+    let core = handshake.core
+    core.reporter.fail(
+      ResumeWatchdog.report(waiting, task: request.summary, after: timeout), at: core.ownerSite)
+    release.run()
   }
 
   private static func posixError(_ code: Int32, _ description: String) -> NSError {

@@ -26,10 +26,21 @@ extension URLSessionMock {
   /// A stub that answers with a status (`.status(403)`) refuses the upgrade, and the task's
   /// `receive()` throws `URLError(.badServerResponse)`; an unmatched upgrade is reported as
   /// any unmatched request is. Unlike URLSession's, `receive()` also ends when the calling
-  /// Swift task is cancelled. The journal records the upgrade as an exchange with status 101,
-  /// and every message both ways (``webSocketMessages(for:)``).
+  /// Swift task is cancelled, and a `receive()`, `send(_:)` or ping that waits on a task never
+  /// resumed fails after 5 s of real time with `URLError(.timedOut)` and a report that says to
+  /// call `resume()`. The journal records the upgrade as an exchange with status 101, and every
+  /// message both ways (``webSocketMessages(for:)``).
   public func webSocket(with request: URLRequest) -> any HTTPWebSocketTask {
     MockWebSocketTask(request: request, core: journal.core)
+  }
+
+  /// Sets how long a call may wait on a WebSocket task never resumed (`nil`: forever) and the
+  /// clock that measures that real time, for the tasks made from now on: for tests of the
+  /// watchdog, which move a `VirtualClock` instead of waiting.
+  package func watchForgottenResumes<C: Clock>(after timeout: Duration?, realTime: C)
+  where C.Duration == Duration {
+    let watchdog = ResumeWatchdog(timeout: timeout, realTime: StallWatchdog.TimeSource(realTime))
+    journal.core.withLock { $0.resumeWatchdog = watchdog }
   }
 
   /// The messages of the WebSocket connections whose upgrade request `matcher` accepts, both

@@ -131,7 +131,7 @@ struct JSONEquivalence: Sendable, Equatable {
       }
       return {
         guard case .string(let value) = $0 else { return false }
-        return regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+        return MatchBudget.search(regex, in: value, source: source)
       }
     }
   }

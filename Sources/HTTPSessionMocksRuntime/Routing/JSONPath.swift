@@ -89,11 +89,47 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// The values the path selects in `document`, in document order.
+  ///
+  /// The evaluation is bounded: under the request's ``MatchBudget`` (or, outside routing, the
+  /// default ``MatchLimits``), a step that would hold more than `maxJSONPathValues` values, or
+  /// an evaluation still running at the budget's deadline, stops, records the overrun naming
+  /// this path, and selects nothing.
   func select(in document: JSONValue) -> [JSONValue] {
-    Self.apply(steps[...], to: [document], root: document)
+    let budget = MatchBudget.current ?? MatchBudget(MatchLimits(maxDuration: .seconds(1 << 40)))
+    let walk = Walk(root: document, budget: budget, source: source)
+    guard !budget.isSpent else { return [] }
+    let selected = Self.apply(steps[...], to: [document], walk: walk)
+    return budget.isSpent ? [] : selected
   }
 
-  private static func apply(_ steps: ArraySlice<Step>, to values: [JSONValue], root: JSONValue)
+  /// What every step of one evaluation shares: the document's root, and the budget it spends.
+  private struct Walk {
+    let root: JSONValue
+    let budget: MatchBudget
+    let source: String
+
+    /// Whether the evaluation must stop: `count` values are more than the budget allows, or
+    /// its time is up. Records the overrun the first time.
+    func mustStop(holding count: Int) -> Bool {
+      if budget.isSpent { return true }
+      let cap = budget.limits.maxJSONPathValues
+      if count > cap {
+        budget.overran(
+          "JSONPath \(source)",
+          "selected more than \(cap) values (the most one evaluation may select)")
+        return true
+      }
+      if budget.isPastDeadline {
+        budget.overran(
+          "JSONPath \(source)",
+          "was still running after \(budget.durationText) of real time")
+        return true
+      }
+      return false
+    }
+  }
+
+  private static func apply(_ steps: ArraySlice<Step>, to values: [JSONValue], walk: Walk)
     -> [JSONValue]
   {
     var current = values
@@ -104,10 +140,11 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
       for value in current {
         switch step {
         case .descendants:
-          collectDescendants(of: value, into: &next)
+          guard collectDescendants(of: value, into: &next, walk: walk) else { return [] }
         default:
-          apply(step, to: value, root: root, into: &next)
+          apply(step, to: value, walk: walk, into: &next)
         }
+        if walk.mustStop(holding: next.count) { return [] }
       }
       current = next
       if current.isEmpty { break }
@@ -115,10 +152,17 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
     return current
   }
 
-  private static func collectDescendants(of value: JSONValue, into result: inout [JSONValue]) {
+  /// Adds `value` and every value under it to `result`; returns `false` when the walk must
+  /// stop.
+  private static func collectDescendants(
+    of value: JSONValue, into result: inout [JSONValue], walk: Walk
+  ) -> Bool {
     // Iterative, so that a deep document cannot exhaust the stack.
     var stack = [value]
     while let top = stack.popLast() {
+      if result.count & 1023 == 1023, walk.mustStop(holding: result.count + stack.count) {
+        return false
+      }
       result.append(top)
       switch top {
       case .array(let items): stack.append(contentsOf: items.reversed())
@@ -127,10 +171,11 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
       default: break
       }
     }
+    return true
   }
 
   private static func apply(
-    _ step: Step, to value: JSONValue, root: JSONValue, into result: inout [JSONValue]
+    _ step: Step, to value: JSONValue, walk: Walk, into result: inout [JSONValue]
   ) {
     switch step {
     case .member(let name):
@@ -163,50 +208,49 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
       default: break
       }
     case .descendants:
-      collectDescendants(of: value, into: &result)
+      _ = collectDescendants(of: value, into: &result, walk: walk)
     case .filter(let filter):
       switch value {
       case .array(let items):
-        for item in items where holds(filter, for: item, root: root) { result.append(item) }
+        for item in items where holds(filter, for: item, walk: walk) { result.append(item) }
       case .object:
         // Jayway (WireMock's JSONPath) tests an object itself, not its members:
         // `$[?(@.name=='A')]` holds for {"name":"A"} and not for {"x":{"name":"A"}}.
-        if holds(filter, for: value, root: root) { result.append(value) }
+        if holds(filter, for: value, walk: walk) { result.append(value) }
       default: break
       }
     }
   }
 
-  private static func holds(_ filter: Filter, for item: JSONValue, root: JSONValue) -> Bool {
+  private static func holds(_ filter: Filter, for item: JSONValue, walk: Walk) -> Bool {
     switch filter {
     case .exists(let operand):
-      return !values(of: operand, item: item, root: root).isEmpty
+      return !values(of: operand, item: item, walk: walk).isEmpty
     case .compare(let left, let comparison, let right):
-      let lhs = values(of: left, item: item, root: root)
-      let rhs = values(of: right, item: item, root: root)
+      let lhs = values(of: left, item: item, walk: walk)
+      let rhs = values(of: right, item: item, walk: walk)
       guard lhs.count == 1, rhs.count == 1 else {
         return comparison == .notEqual && lhs.count != rhs.count
       }
       return compare(lhs[0], comparison, rhs[0])
     case .matches(let operand, _, let box):
-      guard case .string(let text)? = values(of: operand, item: item, root: root).first else {
+      guard case .string(let text)? = values(of: operand, item: item, walk: walk).first else {
         return false
       }
-      let range = NSRange(text.startIndex..., in: text)
-      return box.regex.firstMatch(in: text, range: range) != nil
+      return MatchBudget.search(box.regex, in: text, source: box.source)
     case .and(let a, let b):
-      return holds(a, for: item, root: root) && holds(b, for: item, root: root)
+      return holds(a, for: item, walk: walk) && holds(b, for: item, walk: walk)
     case .or(let a, let b):
-      return holds(a, for: item, root: root) || holds(b, for: item, root: root)
-    case .not(let inner): return !holds(inner, for: item, root: root)
+      return holds(a, for: item, walk: walk) || holds(b, for: item, walk: walk)
+    case .not(let inner): return !holds(inner, for: item, walk: walk)
     }
   }
 
-  private static func values(of operand: Operand, item: JSONValue, root: JSONValue) -> [JSONValue] {
+  private static func values(of operand: Operand, item: JSONValue, walk: Walk) -> [JSONValue] {
     switch operand {
     case .literal(let value): return [value]
     case .path(let relative, let steps):
-      return apply(steps[...], to: [relative ? item : root], root: root)
+      return apply(steps[...], to: [relative ? item : walk.root], walk: walk)
     }
   }
 

@@ -4,7 +4,8 @@
 /// MockingBird's matching rules (`Bundles/MockingBirdFormat.swift`) are one: an exact method,
 /// `://host[:port]/path` under any scheme, its one-way query rule. A format whose rules code can
 /// say too gets `RequestMatcher` factories instead; a condition is for the rules that exist only
-/// in a file. A condition runs no user code, so the router may evaluate it under its lock.
+/// in a file. A condition runs no user code, so the router may evaluate it under its lock,
+/// unless it says it ``mayRunLong``.
 protocol RequestCondition: Sendable, CustomStringConvertible {
   /// Adds to `result` what about the request of `facts` breaks the rule, each a short phrase
   /// for near-miss reports (`method: expected GET (exactly), got get`), weighted by how far
@@ -18,10 +19,15 @@ protocol RequestCondition: Sendable, CustomStringConvertible {
   /// path, for the router's exact-path index; `nil` (the default) when it does not, and the
   /// stub is tried for every request.
   var indexPath: String? { get }
+
+  /// Whether evaluating the rule may take long (a regular expression): the router then
+  /// evaluates it outside its lock, under the request's match budget.
+  var mayRunLong: Bool { get }
 }
 
 extension RequestCondition {
   var indexPath: String? { nil }
+  var mayRunLong: Bool { false }
 }
 
 extension RequestCondition where Self: Equatable {

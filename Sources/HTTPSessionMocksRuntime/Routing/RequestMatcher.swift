@@ -313,8 +313,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       exact.compare(facts, into: &result)
     case .regex(let source, let regex):
       let text = facts.url?.absoluteString ?? ""
-      let range = NSRange(text.startIndex..., in: text)
-      if regex.firstMatch(in: text, range: range) == nil {
+      if !MatchBudget.search(regex, in: text, source: source) {
         result.miss("URL: \(text) does not match /\(source)/", weight: 2)
       }
     case .predicate(let description, let predicate):
@@ -440,6 +439,24 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     func visit(_ node: Node) -> Bool {
       switch node {
       case .predicate: return true
+      case .all(let nodes): return nodes.contains(where: visit)
+      case .either(let a, let b): return visit(a) || visit(b)
+      case .not(let inner): return visit(inner)
+      default: return false
+      }
+    }
+    return visit(node)
+  }
+
+  /// Whether evaluating this matcher may take long on some request: a regular expression, a
+  /// JSONPath, JSON to parse. Routing then evaluates it outside its lock, under the request's
+  /// ``MatchBudget``, so that one slow pattern holds up its own request only.
+  var mayRunLong: Bool {
+    func visit(_ node: Node) -> Bool {
+      switch node {
+      case .regex, .jsonBody: return true
+      case .value(_, let pattern): return pattern.mayRunLong
+      case .condition(let condition): return condition.mayRunLong
       case .all(let nodes): return nodes.contains(where: visit)
       case .either(let a, let b): return visit(a) || visit(b)
       case .not(let inner): return visit(inner)

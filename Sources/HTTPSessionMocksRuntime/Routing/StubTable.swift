@@ -147,6 +147,8 @@ struct StubTable: Sendable {
     private var scanned: [Int] = []
     /// How many stubs have a matcher that calls a closure from the test.
     private(set) var userCodeCount = 0
+    /// How many stubs have a matcher that may take long (``RequestMatcher/mayRunLong``).
+    private(set) var slowMatcherCount = 0
     /// How many stubs match every request (`.any`): they need no parsing of the request.
     private var catchAllCount = 0
     /// What matchers see instead of the request as sent, if anything: a replaying mock's
@@ -243,6 +245,7 @@ struct StubTable: Sendable {
       let matcher = definition.matcher
       if let key = matcher.indexKey, key.pattern.literalPath == nil { templateCount += change }
       if matcher.callsUserCode { userCodeCount += change }
+      if matcher.mayRunLong { slowMatcherCount += change }
       if case .any = matcher.node { catchAllCount += change }
     }
 
@@ -325,9 +328,10 @@ struct StubTable: Sendable {
     return nextID
   }
 
-  /// Whether some matcher calls the test's code, so that matching must run outside the lock.
+  /// Whether some matcher calls the test's code, or may take long, so that matching must run
+  /// outside the lock (the latter under a ``MatchBudget``).
   var needsMatchingOutsideTheLock: Bool {
-    @inline(__always) get { registry.userCodeCount > 0 }
+    @inline(__always) get { registry.userCodeCount > 0 || registry.slowMatcherCount > 0 }
   }
 
   /// Routes and claims in one go: the newest stub that matches and may answer now. Runs no
@@ -397,10 +401,14 @@ struct StubTable: Sendable {
   }
 
   /// Every stub, closest to `request` first, with its distance: the summed weight of what
-  /// differed (0 when it matches and may answer).
+  /// differed (0 when it matches and may answer). Patterns run under the current
+  /// ``MatchBudget``, or one of the default limits.
   func rankedNearMisses(
     for request: URLRequest, redacting redaction: ReportRedaction
   ) -> [(definition: Definition, distance: Double, reasons: [String])] {
+    guard MatchBudget.current != nil else {
+      return MatchBudget(MatchLimits()).run { rankedNearMisses(for: request, redacting: redaction) }
+    }
     let facts = RequestFacts(registry.requestTransform.map { $0(request) } ?? request)
     let ranked = registry.definitions.values.map { definition in
       var evaluation = definition.matcher.evaluate(facts, redaction: redaction)
@@ -418,20 +426,5 @@ struct StubTable: Sendable {
   /// Stubs that have never answered, in registration order.
   var unusedDefinitions: [Definition] {
     registry.definitions.values.filter { usage[$0.id]?.calls == 0 }.sorted { $0.id < $1.id }
-  }
-}
-
-/// The matches found outside the lock for a table with user-code matchers, newest first.
-extension StubTable.Registry {
-  func allMatches(_ request: URLRequest) -> [(id: Int, parameters: [String: String])] {
-    let facts = facts(for: request)
-    var matched: [(id: Int, parameters: [String: String])] = []
-    _ = firstCandidate(facts) { id -> Bool? in
-      if let definition = definitions[id], let parameters = Self.match(definition, facts) {
-        matched.append((id, parameters))
-      }
-      return nil
-    }
-    return matched
   }
 }

@@ -148,6 +148,15 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
 
   // MARK: - Matching
 
+  /// Whether testing a value may take long: a regular expression, a JSONPath, JSON to parse.
+  var mayRunLong: Bool {
+    switch rule {
+    case .matches, .doesNotMatch, .equalToJSON, .jsonPath: return true
+    case .and(let list), .or(let list): return list.contains(where: \.mayRunLong)
+    case .equalTo, .contains, .doesNotContain, .absent, .invalid: return false
+    }
+  }
+
   /// Whether `value` (`nil`: the request lacks it) matches.
   public func matches(_ value: String?) -> Bool {
     test(value)
@@ -159,9 +168,9 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
     case .doesNotContain(let text):
       guard let value else { return true }
       return !value.contains(text)
-    case .doesNotMatch(_, let regex):
+    case .doesNotMatch(let source, let regex):
       guard let value else { return true }
-      return !Self.wholeMatch(regex, value)
+      return !MatchBudget.search(regex, in: value, source: source)
     case .and(let list): return list.allSatisfy { $0.test(value) }
     case .or(let list): return list.contains { $0.test(value) }
     case .invalid: return false
@@ -172,7 +181,8 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
     case .equalTo(let expected, let caseInsensitive):
       return caseInsensitive ? value.lowercased() == expected.lowercased() : value == expected
     case .contains(let text): return value.contains(text)
-    case .matches(_, let regex): return Self.wholeMatch(regex, value)
+    case .matches(let source, let regex):
+      return MatchBudget.search(regex, in: value, source: source)
     case .equalToJSON(let expected, let options):
       guard let actual = try? JSONValue(parsing: Data(value.utf8)) else { return false }
       return options.difference(expected: expected, actual: actual) == nil
@@ -219,10 +229,6 @@ public struct ValuePattern: Sendable, Equatable, CustomStringConvertible {
     case .bool(let flag): return String(flag)
     case .array, .object: return String(decoding: JSONWriter.compact(value), as: UTF8.self)
     }
-  }
-
-  private static func wholeMatch(_ regex: NSRegularExpression, _ value: String) -> Bool {
-    regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
   }
 
   // MARK: - Describing and comparing

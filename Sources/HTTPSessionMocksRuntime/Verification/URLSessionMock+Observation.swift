@@ -15,6 +15,19 @@ extension URLSessionMock {
     core.withLock { $0.records.bound(toLast: count, bodyBytes: bodyBytes) }
   }
 
+  /// Sets how much work matching one request may take (a served mock's
+  /// `ServerLimits.maxMatchDuration` and `maxJSONPathValues`).
+  package func limitMatching(_ limits: MatchLimits) {
+    core.withLock { $0.matchLimits = limits }
+  }
+
+  /// Runs `probe` on the thread that matches a request, each time a regular expression matched
+  /// under a budget reports progress (every few thousand steps): for tests that act while a
+  /// slow match runs.
+  package func probeMatching(_ probe: @escaping @Sendable () -> Void) {
+    core.withLock { $0.matchProbe = probe }
+  }
+
   /// Empties the journal (the admin API's `POST /__admin/requests/reset`): requests, events,
   /// exchanges and unmatched requests all go; a bound set by ``boundJournal(toLast:bodyBytes:)``
   /// stays, and the count that ``waitForRequests(count:timeout:fileID:filePath:line:column:)``

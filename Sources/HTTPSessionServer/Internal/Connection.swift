@@ -386,7 +386,7 @@ final class Connection: @unchecked Sendable {
       return keepsAlive && ResponseEncoder.allowsKeepAlive(response)
     case .unmatched(let answer):
       let bytes = ResponseEncoder.encodeText(
-        status: 404, text: answer.report, request: request, keepsAlive: keepsAlive)
+        status: answer.status, text: answer.report, request: request, keepsAlive: keepsAlive)
       guard writeAll(bytes) else { return false }
       return keepsAlive
     case .failed(let error):

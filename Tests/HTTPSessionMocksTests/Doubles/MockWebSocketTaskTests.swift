@@ -17,6 +17,56 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
 }
 
 @Suite struct MockWebSocketTaskTests {
+  /// A mock whose forgotten-resume watchdog measures "real time" on `realTime`, with a chat
+  /// stub, and a WebSocket task for it that nobody resumes.
+  private func forgottenTask(_ realTime: VirtualClock) -> (URLSessionMock, any HTTPWebSocketTask) {
+    let mock = URLSessionMock()
+    mock.watchForgottenResumes(after: .seconds(5), realTime: realTime)
+    mock.stub(.get("/chat"), with: .webSocket([.send(.string("hi"))]))
+    return (mock, mock.webSocket(with: chatURL))
+  }
+
+  @Test func aReceiveOnATaskNeverResumedFailsAfterFiveSecondsNamingTheFix() async throws {
+    let realTime = VirtualClock(stallTimeout: nil)
+    let (mock, socket) = forgottenTask(realTime)
+    try await expectReport(containing: "never resumed", "resume()", "1 call of receive()") {
+      let receive = Task { try await socket.receive() }
+      // The watchdog's timer sleeps once the receive waits.
+      try await realTime.waitForSleepers(count: 1)
+      await realTime.advance(by: .seconds(5))
+      await #expect(throws: URLError.self) { _ = try await receive.value }
+    }
+    #expect(socket.state == .suspended)
+    #expect(mock.requests.isEmpty)
+  }
+
+  @Test func sendsAndPingsOnATaskNeverResumedFailToo() async throws {
+    let realTime = VirtualClock(stallTimeout: nil)
+    let (_, socket) = forgottenTask(realTime)
+    let pinged = Shared<[String]>([])
+    try await expectReport(containing: "1 call of send(_:)", "1 call of sendPing") {
+      let send = Task { try await socket.send(.string("hello")) }
+      try await #require(socket as? MockWebSocketTask).waitForWaitingSends(count: 1)
+      socket.sendPing { error in pinged.append(error.map { "\(type(of: $0))" } ?? "pong") }
+      try await realTime.waitForSleepers(count: 1)
+      await realTime.advance(by: .seconds(5))
+      await #expect(throws: URLError.self) { try await send.value }
+    }
+    #expect(pinged.current == ["URLError"])
+  }
+
+  @Test func aTaskResumedInTimeIsNotReported() async throws {
+    let realTime = VirtualClock(stallTimeout: nil)
+    let (_, socket) = forgottenTask(realTime)
+    let receive = Task { try await socket.receive() }
+    try await realTime.waitForSleepers(count: 1)
+    socket.resume()
+    #expect(text(try await receive.value) == "hi")
+    // The watchdog's timer ended with the resume: moving past its limit reports nothing.
+    await realTime.advance(by: .seconds(10))
+    #expect(socket.state == .running)
+  }
+
   @Test func theScriptRunsInOrderAndTheJournalTimesEachMessageOnTheClock() async throws {
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
@@ -112,9 +162,9 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
     let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
     socket.resume()
     let first = Task { try await socket.send(.string("1")) }
-    while socket.waitingSendCount < 1 { await Task.yield() }
+    try await socket.waitForWaitingSends(count: 1)
     let second = Task { try await socket.send(.string("2")) }
-    while socket.waitingSendCount < 2 { await Task.yield() }
+    try await socket.waitForWaitingSends(count: 2)
     return (clock, mock, socket, first, second)
   }
 
