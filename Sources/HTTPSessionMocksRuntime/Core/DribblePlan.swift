@@ -5,8 +5,9 @@ import Foundation
 /// over.
 ///
 /// A body shorter than the number of chunks is sent one byte a piece, still spread over the
-/// whole duration. A dribble with piece sizes (an event stream) is cut at them instead. A request's timeout may cut the plan short: the pieces due after it are
-/// dropped and the stream fails at the timeout instead.
+/// whole duration. A dribble with piece sizes (an event stream) is cut at them instead. A request's time limits
+/// may cut the plan short (``cut(idle:total:)``): the pieces due after it are dropped and the
+/// stream fails at the limit instead.
 struct DribblePlan: Sendable {
   struct Piece: Sendable {
     let body: Data
@@ -53,12 +54,24 @@ struct DribblePlan: Sendable {
     self.pieces = pieces
   }
 
-  /// Drops the pieces due after `limit` (the time left before the request times out); the
-  /// stream then fails at `limit`. Changes nothing when every piece is due by then.
-  mutating func cut(at limit: Duration) {
-    guard let last = pieces.last, last.offset > limit else { return }
-    pieces.removeAll { $0.offset > limit }
-    failsAt = limit
+  /// Cuts the plan where a request's time limits end it: the first piece that comes more than
+  /// `idle` after the piece before it (the head is at zero), or after `total`, and every piece
+  /// after it, are dropped, and the stream fails at the limit it hit (the idle timer runs out
+  /// at the earlier piece's time plus `idle`). A piece exactly at a limit still arrives.
+  /// Changes nothing when every piece is due in time.
+  mutating func cut(idle: Duration?, total: Duration?) {
+    var previous = Duration.zero
+    for (index, piece) in pieces.enumerated() {
+      var limit: Duration?
+      if let idle, piece.offset - previous > idle { limit = previous + idle }
+      if let total, piece.offset > total { limit = min(limit ?? total, total) }
+      if let limit {
+        pieces.removeSubrange(index...)
+        failsAt = limit
+        return
+      }
+      previous = piece.offset
+    }
   }
 }
 

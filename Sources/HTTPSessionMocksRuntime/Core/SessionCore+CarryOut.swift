@@ -49,9 +49,9 @@ extension SessionCore {
 
   // MARK: - Whole answers
 
-  /// Delivers `answer` now, or on the clock after `delay`; an answer later than the request's
-  /// `timeoutInterval` fails with `URLError(.timedOut)` at that time instead, as URLSession's
-  /// would. The resume is settled once the answer is delivered or scheduled.
+  /// Delivers `answer` now, or on the clock after `delay`; an answer later than the task's
+  /// time limits allow (its request timeout, its resource timeout) fails with
+  /// `URLError(.timedOut)` at that time instead, as URLSession's would. The resume is settled once the answer is delivered or scheduled.
   private func schedule(
     _ answer: Answer, to task: MockTask, _ context: Plan.Context, after delay: Duration = .zero
   ) {
@@ -61,10 +61,11 @@ extension SessionCore {
       return
     }
     let request = context.request
-    let timeout = Duration.seconds(request.timeoutInterval)
-    let timesOut = request.timeoutInterval > 0 && delay > timeout
+    let limit = task.limits.head
+    let timesOut = limit.map { delay > $0 } ?? false
     let (answer, delay) =
-      timesOut ? (Answer(error: URLError(timedOutFor: request)), timeout) : (answer, delay)
+      timesOut
+      ? (Answer(error: URLError(timedOutFor: request)), limit ?? delay) : (answer, delay)
     if scheduler.runsInRealTimeByDefault {
       warnAboutRealTime(delay, site: context.stub?.site ?? ownerSite)
     }
@@ -157,7 +158,8 @@ extension SessionCore {
         task, with: streaming.answer, stub: context.stub, yieldingToCancel: true, endOnly: true)
       return
     }
-    // Cut by the request's timeout: the stream fails then.
+    // Cut by a time limit (a quiet gap longer than the request timeout, or the resource
+    // timeout): the stream fails then.
     let error = Answer(error: URLError(timedOutFor: context.request))
     let wait = failsAt - streaming.offset(of: index)
     guard wait > .zero else {
