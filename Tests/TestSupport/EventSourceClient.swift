@@ -21,8 +21,11 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
 
   /// An event as the client dispatched it.
   public struct Event: Equatable, Sendable {
+    /// The last `id:` seen when the event was dispatched.
     public var id: String?
+    /// The `event:` field, `message` when there was none.
     public var type: String
+    /// The `data:` lines, joined with newlines.
     public var data: String
   }
 
@@ -66,6 +69,7 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
     session?.invalidateAndCancel()
   }
 
+  /// The events dispatched so far, over every connection.
   public var events: [Event] { lock.withLock { state.events } }
   /// The requests the client sent, one per connection.
   public var requests: [URLRequest] { lock.withLock { state.requests } }
@@ -101,6 +105,7 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
     session.dataTask(with: request).resume()
   }
 
+  /// A piece of the stream: its complete lines are read now.
   public func urlSession(
     _ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data
   ) {
@@ -149,6 +154,7 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
     }
   }
 
+  /// The connection ended (cleanly or not): the client connects again.
   public func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
