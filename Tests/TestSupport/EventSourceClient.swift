@@ -121,8 +121,9 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
         if line.last == 13 { line.removeLast() }
         process(String(decoding: line, as: UTF8.self))
       }
-      let met = state.waiters.filter { $0.count <= state.events.count }
-      state.waiters.removeAll { $0.count <= state.events.count }
+      let dispatched = state.events.count
+      let met = state.waiters.filter { $0.count <= dispatched }
+      state.waiters.removeAll { $0.count <= dispatched }
       return met.map(\.continuation)
     }
     for continuation in ready { continuation.resume() }

@@ -175,3 +175,36 @@ import Testing
     #expect(log.receivedPieces.count == 4, "the events at 10, 20, 30 and 40 s")
   }
 }
+
+/// A server-sent-events client written as real ones are, through the URLProtocol bridge: a
+/// session with a data delegate gets each event when the clock releases it.
+@Suite struct BridgedEventSourceTests {
+  @Test(.timeLimit(.minutes(1)))
+  func anEventSourceClientReadsEventsAsTheClockMovesAndResumesAfterTheStreamEnds() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    let first = (1...3).map { ServerSentEvent(id: "\($0)", data: "tick \($0)") }
+    let second = (4...5).map { ServerSentEvent(id: "\($0)", data: "tick \($0)") }
+    mock.stub(.get("/feed"), with: .events(first, every: .seconds(30)))
+    mock.stub(
+      .get("/feed").header("Last-Event-ID", "3"), with: .events(second, every: .seconds(30)))
+    let client = EventSourceClient(url: URL(string: "https://stream.example.com/feed")!)
+    client.start { delegate in mock.makeURLSession(delegate: delegate) }
+    defer { client.close() }
+
+    try await mock.waitForRequests(count: 1)
+    for count in 1...3 {
+      await clock.advance(by: .seconds(30))
+      await client.waitForEvents(count: count)
+      #expect(client.events.count == count, "one event per step of the clock")
+    }
+    try await mock.waitForRequests(count: 2)
+    for count in 4...5 {
+      await clock.advance(by: .seconds(30))
+      await client.waitForEvents(count: count)
+    }
+
+    #expect(client.events.map(\.data) == (1...5).map { "tick \($0)" })
+    #expect(mock.requests[1].value(forHTTPHeaderField: "Last-Event-ID") == "3")
+  }
+}
