@@ -120,7 +120,7 @@ extension URLSessionMock {
   /// > holds a streamed body back and hands it over whole at its end, which every kind of task
   /// > receives whole; with `true` a completion-handler or async task of these sessions gets
   /// > only the stream's last piece there. Apple's URL loading appends the pieces, so there
-  /// > both ways deliver each piece as it comes. See <doc:Interception#Bodies-in-pieces>.
+  /// > both ways deliver each piece as it comes. See <doc:Interception#Limits-of-URL-loading>.
   ///
   /// The configuration's `timeoutIntervalForRequest` and `timeoutIntervalForResource`, which a
   /// protocol object never sees, are read here too: the mock applies them to these sessions'

@@ -251,8 +251,9 @@ public struct StubResponse: Sendable {
   /// await clock.advance(by: .seconds(1))  // two pieces have arrived
   /// ```
   ///
-  /// The request's `timeoutInterval` counts the whole duration: an answer whose last piece is
-  /// due later than that fails with `URLError(.timedOut)` at the timeout. Cancelling the task
+  /// The request's `timeoutInterval` is an idle timer, as in URLSession: each piece starts it
+  /// again, so the stream fails with `URLError(.timedOut)` only where a gap between pieces (or
+  /// the wait for the head) is longer; ``URLSessionMock/resourceTimeout`` bounds the whole. Cancelling the task
   /// stops the pieces. An empty body (a `HEAD` request, a 204) has nothing to dribble and
   /// arrives whole after the delay; a body shorter than `chunks` bytes goes one byte a piece.
   /// An error answer is not dribbled.
