@@ -43,7 +43,11 @@ import Testing
   func anEventSourceClientReadsEventsAsTheClockMovesAndResumesAfterTheStreamEnds() async throws {
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
-    mock.stub(.get("/feed"), with: ticks(1...3, every: .seconds(30)))
+    // Three events 30 s apart, then the connection drops mid-body.
+    let first: [EventStreamStep] = (1...3).flatMap { tick -> [EventStreamStep] in
+      [.wait(.seconds(30)), .event(ServerSentEvent(id: "\(tick)", data: "tick \(tick)"))]
+    }
+    mock.stub(.get("/feed"), with: .events(first + [.drop]))
     mock.stub(.get("/feed").header("Last-Event-ID", "3"), with: ticks(4...5, every: .seconds(30)))
     let server = try mock.startServer()
     defer { server.stop() }
@@ -59,7 +63,7 @@ import Testing
       await client.waitForEvents(count: count)
       #expect(client.events.count == count, "one event per step of the clock")
     }
-    try await mock.waitForRequests(count: 2)  // the stream ended: the client connected again
+    try await mock.waitForRequests(count: 2)  // the stream dropped: the client connected again
     for count in 4...5 {
       await clock.advance(by: .seconds(30))
       await client.waitForEvents(count: count)
@@ -69,5 +73,27 @@ import Testing
     #expect(client.events.last?.id == "5")
     #expect(mock.requests[1].value(forHTTPHeaderField: "Last-Event-ID") == "3")
     #expect(mock.requests[1].value(forHTTPHeaderField: "Accept") == "text/event-stream")
+    #expect(
+      client.ends.first.map { $0 != nil } == true, "the first stream failed: its body was cut")
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func aStreamThatDropsIsAChunkedBodyCutShort() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(
+      .get("/feed"),
+      with: .events([.event(ServerSentEvent(data: "a")), .wait(.seconds(1)), .drop]))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET /feed HTTP/1.1\r\nHost: a\r\n\r\n")
+
+    #expect(client.readHead()?.headers["transfer-encoding"] == "chunked")
+    #expect(client.readBodyChunk() == Array("data: a\n\n".utf8))
+    await clock.advance(by: .seconds(1))
+
+    #expect(client.readBodyChunk() == nil, "the connection closed before the last chunk")
+    #expect((mock.exchanges.first?.error as? URLError)?.code == .networkConnectionLost)
   }
 }

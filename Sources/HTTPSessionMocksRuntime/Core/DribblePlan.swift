@@ -18,11 +18,36 @@ struct DribblePlan: Sendable {
   private(set) var pieces: [Piece]
   /// When the plan was cut by a timeout: the time after the head at which the stream fails.
   private(set) var failsAt: Duration?
+  /// When the stream ends after the head, if later than its last piece.
+  private(set) var endsAt: Duration?
+  /// Whether the connection drops at the end instead of the body ending.
+  private(set) var drops = false
 
-  /// The plan for `body`, or `nil` when there is nothing to dribble (an empty body).
-  /// `dribble` must be valid (``StubResponse/Dribble/problem`` is `nil`).
+  /// The plan for `body`, or `nil` when there is nothing to dribble (an empty body that
+  /// neither drops nor waits). `dribble` must be valid (``StubResponse/Dribble/problem`` is
+  /// `nil`).
   init?(body: Data, _ dribble: StubResponse.Dribble) {
-    guard !body.isEmpty, dribble.chunks >= 1, dribble.duration >= .zero else { return nil }
+    guard dribble.chunks >= 1, dribble.duration >= .zero else { return nil }
+    let dropsOrWaits = dribble.dropsAtEnd || dribble.truncatedAfter != nil || dribble.endTime != nil
+    guard !body.isEmpty || dropsOrWaits else { return nil }
+    pieces = Self.pieces(of: body, dribble)
+    drops = dribble.dropsAtEnd
+    if let end = dribble.endTime, end > (pieces.last?.offset ?? .zero) { endsAt = end }
+    if let limit = dribble.truncatedAfter { truncate(after: limit) }
+  }
+
+  private static func pieces(of body: Data, _ dribble: StubResponse.Dribble) -> [Piece] {
+    guard !body.isEmpty else { return [] }
+    if let sizes = dribble.pieceSizes, let times = dribble.pieceTimes, sizes.count == times.count,
+      sizes.allSatisfy({ $0 > 0 }), sizes.reduce(0, +) == body.count
+    {
+      // Each piece at its own time (an event stream's steps).
+      var start = body.startIndex
+      return zip(sizes, times).map { size, time in
+        defer { start += size }
+        return Piece(body: Data(body[start..<(start + size)]), offset: time)
+      }
+    }
     if let sizes = dribble.pieceSizes, sizes.count == dribble.chunks,
       sizes.allSatisfy({ $0 > 0 }), sizes.reduce(0, +) == body.count
     {
@@ -30,12 +55,11 @@ struct DribblePlan: Sendable {
       // time as an even dribble's.
       let step = dribble.duration / sizes.count
       var start = body.startIndex
-      pieces = sizes.enumerated().map { index, size in
+      return sizes.enumerated().map { index, size in
         defer { start += size }
         let offset = index + 1 == sizes.count ? dribble.duration : step * (index + 1)
         return Piece(body: Data(body[start..<(start + size)]), offset: offset)
       }
-      return
     }
     let count = min(dribble.chunks, body.count)
     // Sizes differ by at most one byte: the first `extra` pieces get one more. Worked out
@@ -51,7 +75,22 @@ struct DribblePlan: Sendable {
       pieces.append(Piece(body: Data(body[start..<end]), offset: offset))
       start = end
     }
-    self.pieces = pieces
+    return pieces
+  }
+
+  /// Keeps the first `limit` bytes (cutting a piece where the count ends inside it), then
+  /// drops the connection at the time of the last piece kept (at the head for none).
+  mutating func truncate(after limit: Int) {
+    var kept: [Piece] = []
+    var left = max(limit, 0)
+    for piece in pieces where left > 0 {
+      let body = piece.body.count <= left ? piece.body : Data(piece.body.prefix(left))
+      kept.append(Piece(body: body, offset: piece.offset))
+      left -= body.count
+    }
+    pieces = kept
+    endsAt = nil
+    drops = true
   }
 
   /// Cuts the plan where a request's time limits end it: the first piece that comes more than
@@ -61,16 +100,19 @@ struct DribblePlan: Sendable {
   /// Changes nothing when every piece is due in time.
   mutating func cut(idle: Duration?, total: Duration?) {
     var previous = Duration.zero
-    for (index, piece) in pieces.enumerated() {
+    // The pieces' times, then the end's (a stream that waits before it ends).
+    let times = pieces.map(\.offset) + (endsAt.map { [$0] } ?? [])
+    for (index, time) in times.enumerated() {
       var limit: Duration?
-      if let idle, piece.offset - previous > idle { limit = previous + idle }
-      if let total, piece.offset > total { limit = min(limit ?? total, total) }
+      if let idle, time - previous > idle { limit = previous + idle }
+      if let total, time > total { limit = min(limit ?? total, total) }
       if let limit {
-        pieces.removeSubrange(index...)
+        if index < pieces.count { pieces.removeSubrange(index...) }
+        endsAt = nil
         failsAt = limit
         return
       }
-      previous = piece.offset
+      previous = time
     }
   }
 }

@@ -154,9 +154,10 @@ extension SessionCore {
       index = next
     }
     guard let failsAt = streaming.plan.failsAt else {
-      complete(
-        task, with: streaming.answer, stub: context.stub, yieldingToCancel: true, endOnly: true)
-      return
+      let wait =
+        (streaming.plan.endsAt ?? streaming.offset(of: index)) - streaming.offset(of: index)
+      guard wait > .zero else { return endStream(streaming) }
+      return onClock(after: wait, task, context, .end(streaming))
     }
     // Cut by a time limit (a quiet gap longer than the request timeout, or the resource
     // timeout): the stream fails then.
@@ -169,6 +170,23 @@ extension SessionCore {
     onClock(after: wait, task, context, .deliver(error))
   }
 
+  /// Ends a stream whose pieces are all delivered: the answer's end, or, for a stream that
+  /// drops (``StubResponse/truncated(after:)``, an event stream's `.drop`), the connection's
+  /// loss.
+  private func endStream(_ streaming: Streaming) {
+    let context = streaming.context
+    guard streaming.plan.drops else {
+      complete(
+        streaming.task, with: streaming.answer, stub: context.stub, yieldingToCancel: true,
+        endOnly: true)
+      return
+    }
+    let error = URLError(
+      .networkConnectionLost, for: context.request,
+      description: "the stub's stream ended early: the connection dropped")
+    complete(streaming.task, with: Answer(error: error), stub: context.stub, yieldingToCancel: true)
+  }
+
   /// Runs `part` with the task's sink lent out, unless the task has ended or a cancel is under
   /// way; returns whether the stream goes on. A cancel that begins while the sink is out leaves
   /// its end to this call, which delivers it when the part returns.
@@ -176,7 +194,7 @@ extension SessionCore {
     guard let sink = withLock({ $0.lendSink(of: task) }) else { return false }
     part(sink)
     guard withLock({ $0.returnSink(of: task) }) else {
-      complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
+      complete(task, with: Answer(cancelling: task.currentRequest), stub: nil)
       return false
     }
     return true
@@ -190,6 +208,8 @@ extension SessionCore {
     case deliver(Answer)
     /// The parts of the stream from this index (-1: the head).
     case part(Streaming, Int)
+    /// The stream's end, after its last piece.
+    case end(Streaming)
   }
 
   /// Runs a stream's next `step` for `task` after `wait` on the double's clock.
@@ -208,6 +228,8 @@ extension SessionCore {
         complete(task, with: answer, stub: stub, yieldingToCancel: true)
       case .part(let streaming, let index):
         streamParts(streaming, from: index)
+      case .end(let streaming):
+        endStream(streaming)
       }
     }
     guard let undo else { return clockReleased(task, context, after: wait) }

@@ -322,7 +322,7 @@ final class SessionCore: Sendable {
     pending.undo?.run()
     if pending.forwarded { return }
     if case .hold(let held) = answering { held.object?.release(task) }
-    complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
+    complete(task, with: Answer(cancelling: task.currentRequest), stub: nil)
   }
 
   /// Stores what undoes the pending delivery; runs it at once if the task was cancelled first.

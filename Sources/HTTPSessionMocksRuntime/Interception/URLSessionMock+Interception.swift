@@ -24,11 +24,11 @@ extension URLSessionMock {
   /// ```
   ///
   /// Each mock has a protocol class of its own, so sessions of mocks in parallel tests never see
-  /// each other's requests. The configuration is copied, and routed as by ``intercept(_:)``;
-  /// when `delegate` is a `URLSessionDataDelegate`, as by
-  /// ``intercept(_:deliveringPiecesAsTheyCome:)`` with `true`: the delegate gets each piece of a
-  /// streamed body as the mock's clock releases it, on Linux too (where the session's
-  /// completion-handler and async tasks then get only the last piece of such a body).
+  /// each other's requests. The configuration is copied, and routed as by ``intercept(_:)``.
+  /// On Linux a data delegate of this session gets a streamed body in one piece at its end, so
+  /// that completion handlers and `data(for:)` get it whole; for a delegate that reads a stream
+  /// piece by piece (a server-sent-events client), use
+  /// ``makeURLSession(configuration:delegate:delegateQueue:deliveringPiecesAsTheyCome:)``.
   ///
   /// > Important: A URLProtocol never sees the body of `uploadTask(with:from:)` or
   /// > `upload(for:from:)`, nor the configuration's `httpAdditionalHeaders`; see
@@ -53,7 +53,44 @@ extension URLSessionMock {
     delegate: (any URLSessionDelegate)? = nil, delegateQueue: OperationQueue? = nil
   ) -> URLSession {
     let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
-    intercept(copy, deliveringPiecesAsTheyCome: delegate is any URLSessionDataDelegate)
+    intercept(copy)
+    return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
+  }
+
+  /// A real `URLSession` whose every request this mock answers, saying whether its delegate
+  /// reads bodies piece by piece.
+  ///
+  /// As ``makeURLSession(configuration:delegate:delegateQueue:)``. With
+  /// `deliveringPiecesAsTheyCome: true`, each piece of a streamed body (an event of
+  /// ``StubResponse/events(_:every:status:headers:)``, a piece of
+  /// ``StubResponse/dribbled(inChunks:over:)``) reaches the session's data delegate when the
+  /// mock's clock releases it, on Linux too: the way a server-sent-events client reads.
+  ///
+  /// ```swift
+  /// let session = mock.makeURLSession(delegate: eventSource, deliveringPiecesAsTheyCome: true)
+  /// session.dataTask(with: feedRequest).resume()  // each event reaches the delegate on the clock
+  /// ```
+  ///
+  /// > Important: On Linux, URL loading hands a completion handler and `data(for:)` only the
+  /// > last piece of a body that arrives in pieces, and a protocol object cannot tell which kind
+  /// > of task it serves. So with `true`, such tasks of this session get only a streamed body's
+  /// > last piece there; use a session without it for them. See
+  /// > <doc:Interception#Limits-of-URL-loading>.
+  ///
+  /// - Parameters:
+  ///   - configuration: The configuration to start from; `.ephemeral` by default.
+  ///   - delegate: The session's delegate, as for `URLSession(configuration:delegate:delegateQueue:)`.
+  ///   - delegateQueue: The queue the delegate and completion handlers run on; a serial queue of
+  ///     the session's own if `nil`.
+  ///   - deliveringPiecesAsTheyCome: Whether the session's tasks read bodies through its data
+  ///     delegate.
+  public func makeURLSession(
+    configuration: URLSessionConfiguration = .ephemeral,
+    delegate: (any URLSessionDelegate)? = nil, delegateQueue: OperationQueue? = nil,
+    deliveringPiecesAsTheyCome: Bool
+  ) -> URLSession {
+    let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+    intercept(copy, deliveringPiecesAsTheyCome: deliveringPiecesAsTheyCome)
     return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
   }
 

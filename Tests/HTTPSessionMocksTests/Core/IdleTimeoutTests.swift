@@ -163,7 +163,8 @@ import Testing
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForResource = 45
     let log = DelegateLog()
-    let session = mock.makeURLSession(configuration: configuration, delegate: log)
+    let session = mock.makeURLSession(
+      configuration: configuration, delegate: log, deliveringPiecesAsTheyCome: true)
     defer { session.finishTasksAndInvalidate() }
 
     session.dataTask(with: url).resume()
@@ -183,13 +184,18 @@ import Testing
   func anEventSourceClientReadsEventsAsTheClockMovesAndResumesAfterTheStreamEnds() async throws {
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
-    let first = (1...3).map { ServerSentEvent(id: "\($0)", data: "tick \($0)") }
+    // Three events 30 s apart, then the connection drops.
+    let first: [EventStreamStep] = (1...3).flatMap { tick -> [EventStreamStep] in
+      [.wait(.seconds(30)), .event(ServerSentEvent(id: "\(tick)", data: "tick \(tick)"))]
+    }
     let second = (4...5).map { ServerSentEvent(id: "\($0)", data: "tick \($0)") }
-    mock.stub(.get("/feed"), with: .events(first, every: .seconds(30)))
+    mock.stub(.get("/feed"), with: .events(first + [.drop]))
     mock.stub(
       .get("/feed").header("Last-Event-ID", "3"), with: .events(second, every: .seconds(30)))
     let client = EventSourceClient(url: URL(string: "https://stream.example.com/feed")!)
-    client.start { delegate in mock.makeURLSession(delegate: delegate) }
+    client.start { delegate in
+      mock.makeURLSession(delegate: delegate, deliveringPiecesAsTheyCome: true)
+    }
     defer { client.close() }
 
     try await mock.waitForRequests(count: 1)
@@ -206,5 +212,6 @@ import Testing
 
     #expect(client.events.map(\.data) == (1...5).map { "tick \($0)" })
     #expect(mock.requests[1].value(forHTTPHeaderField: "Last-Event-ID") == "3")
+    #expect((client.ends.first as? URLError)?.code == .networkConnectionLost)
   }
 }
