@@ -88,6 +88,16 @@ public struct StubResponse: Sendable {
     /// (``truncated(after:)``).
     var truncatedAfter: Int? = nil
 
+    /// What of this dribble no file format holds (steps at their own times, a drop, a
+    /// truncation), for a bundle writer's refusal; `nil` when it is an even or event dribble.
+    var unstorablePart: String? {
+      if truncatedAfter != nil { return "its truncated(after:) body" }
+      if pieceTimes != nil || endTime != nil || dropsAtEnd {
+        return "its event-stream steps (.events with waits, comments or a drop)"
+      }
+      return nil
+    }
+
     /// What makes these values unusable, naming them; `nil` when they are fine.
     var problem: String? {
       if let truncatedAfter, truncatedAfter < 0 {

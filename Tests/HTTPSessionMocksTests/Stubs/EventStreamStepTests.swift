@@ -185,3 +185,29 @@ import Testing
     #expect(log.receivedPieces == [Data("data: a\n\n".utf8)])
   }
 }
+
+/// A bundle file cannot say a stream's steps or a truncation: writing one is refused, naming
+/// it, rather than losing it.
+@Suite struct EventStreamStepStorageTests {
+  @Test(arguments: [
+    StubResponse.events([.event(ServerSentEvent(data: "a")), .drop]),
+    StubResponse.text("abc").truncated(after: 1),
+  ])
+  func everyWriterRefusesStepsAndTruncationNamingThem(response: StubResponse) throws {
+    var bundle = MockBundle()
+    _ = withCapturedReports { bundle.stub(.get("/a"), with: response) }
+    let folder = try makeTemporaryFolder()
+    defer { removeFolder(folder) }
+
+    let ours = bundleError { try bundle.write(to: folder.appendingPathComponent("ours")) }
+    let wireMock = bundleError {
+      try bundle.write(to: folder.appendingPathComponent("wm"), format: .wireMock)
+    }
+
+    #expect(ours?.kind == .unstorable)
+    #expect(wireMock?.kind == .unstorable)
+    #expect(
+      ours?.description.contains("truncated") == true || ours?.description.contains("steps") == true
+    )
+  }
+}
