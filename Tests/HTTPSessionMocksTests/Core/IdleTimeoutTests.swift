@@ -46,7 +46,14 @@ import Testing
   @Test func aStreamQuietForLongerThanTheIdleTimeoutFailsThen() async throws {
     let clock = VirtualClock()
     let mock = URLSessionMock(clock: clock)
-    mock.stub(.get("/ticks"), with: ticks(3, every: .seconds(40)))
+    // Events at 10 and 20 s, then 40 s of silence before the third.
+    mock.stub(
+      .get("/ticks"),
+      with: .events([
+        .wait(.seconds(10)), .event(ServerSentEvent(data: "1")),
+        .wait(.seconds(10)), .event(ServerSentEvent(data: "2")),
+        .wait(.seconds(40)), .event(ServerSentEvent(data: "3")),
+      ]))
 
     let (stream, _) = try await mock.stream(for: request(timeout: 30))
     let reader = Task { () -> (events: Int, error: URLError?) in
@@ -56,12 +63,12 @@ import Testing
       } catch { return (count, error as? URLError) }
       return (count, nil)
     }
-    await clock.advance(by: .seconds(29))
-    #expect(mock.exchanges.isEmpty, "the idle timer has 1 s to run")
+    await clock.advance(by: .seconds(49))
+    #expect(mock.exchanges.isEmpty, "the idle timer, started again at 20 s, has 1 s to run")
     await clock.advance(by: .seconds(1))
 
     let (events, error) = await reader.value
-    #expect(events == 0)
+    #expect(events == 2)
     #expect(error?.code == .timedOut)
     #expect(clock.pendingCount == 0)
   }
