@@ -56,9 +56,13 @@ struct TimeLimits: Sendable, Equatable {
   /// than any test could wait, so that no value traps). A bridged configuration's own
   /// `timeoutIntervalForRequest` (`configured`) stands in for a request that kept the default.
   static func requestTimeout(_ interval: TimeInterval, configured: Duration? = nil) -> Duration? {
-    if let configured, interval == defaultRequestTimeout { return configured }
+    // The common case, without converting (every task works this out when it is made).
+    if interval == defaultRequestTimeout { return configured ?? defaultIdle }
     return duration(interval)
   }
+
+  /// ``defaultRequestTimeout`` as a duration.
+  private static let defaultIdle = Duration.seconds(60)
 
   /// `interval` as a duration, or `nil` when it sets no limit (zero, negative, not finite, or
   /// beyond a century, which no clock in a test reaches).
