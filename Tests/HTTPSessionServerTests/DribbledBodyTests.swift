@@ -73,11 +73,13 @@ import Testing
     #expect(client.closedWithoutData())
   }
 
-  @Test func aStreamCutByTheTimeoutClosesTheConnectionWithTheBodyIncomplete() async throws {
+  @Test func aStreamCutByTheResourceTimeoutClosesTheConnectionWithTheBodyIncomplete() async throws {
     let clock = VirtualClock()
-    // The server's requests keep URLRequest's default timeout, 60 s: the pieces are due at 30,
-    // 60, 90 and 120 s, so the stream fails after the second.
+    // The server's requests have no request timeout of their own; the mock's resource timeout
+    // bounds them: the pieces are due at 30, 60, 90 and 120 s, so the stream fails after the
+    // second.
     let mock = dribbledMock(over: .seconds(120), on: clock)
+    mock.resourceTimeout = .seconds(60)
     let server = try mock.startServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)

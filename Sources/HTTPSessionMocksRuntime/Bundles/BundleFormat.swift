@@ -135,6 +135,9 @@ enum BundleFormat {
           "its random delay (\(distribution)) has no form in this file format; write the bundle "
             + "with write(to:format: .wireMock)")
       }
+      if let part = response.dribble?.unstorablePart {
+        throw unstorable("\(part) has no form in this file format yet")
+      }
       if let dribble = response.dribble {
         var dribbleMembers: [String: JSONValue] = [
           "chunks": .integer(Int64(dribble.chunks)),

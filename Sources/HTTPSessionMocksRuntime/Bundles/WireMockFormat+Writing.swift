@@ -424,6 +424,9 @@ extension WireMockFormat {
           members["delayDistribution"] = .object(object)
         }
       }
+      if let part = response.dribble?.unstorablePart {
+        throw fail("\(part) has no form in a WireMock mapping")
+      }
       if let dribble = response.dribble {
         members["chunkedDribbleDelay"] = .object([
           "numberOfChunks": .integer(Int64(dribble.chunks)),

@@ -23,6 +23,9 @@ final class Answer: @unchecked Sendable {
   let fullByteCount: Int?
   /// For a body delivered in pieces over time: each piece's size and time.
   let pieces: [Exchange.Piece]
+  /// Whether the client ended the exchange (a cancel: the code cancelled the task, left the
+  /// stream, or closed the connection).
+  let endedByClient: Bool
   /// The response's HTTP status, worked out once (the call log reads it for every request).
   let statusCode: Int?
   /// The body's size, worked out once (the journal checks it for every request).
@@ -30,7 +33,7 @@ final class Answer: @unchecked Sendable {
 
   init(
     data: Data?, response: URLResponse?, error: (any Error)?, fullByteCount: Int? = nil,
-    pieces: [Exchange.Piece] = []
+    pieces: [Exchange.Piece] = [], endedByClient: Bool = false
   ) {
     self.data = data
     self.response = response
@@ -39,6 +42,7 @@ final class Answer: @unchecked Sendable {
     self.conversation = nil
     self.fullByteCount = fullByteCount
     self.pieces = pieces
+    self.endedByClient = endedByClient
     self.statusCode = (response as? HTTPURLResponse)?.statusCode
     self.byteCount = data?.count ?? 0
   }
@@ -51,6 +55,7 @@ final class Answer: @unchecked Sendable {
     self.conversation = nil
     self.fullByteCount = nil
     self.pieces = []
+    self.endedByClient = false
     self.statusCode = nil
     self.byteCount = 0
   }
@@ -64,6 +69,7 @@ final class Answer: @unchecked Sendable {
     self.conversation = conversation
     self.fullByteCount = nil
     self.pieces = []
+    self.endedByClient = false
     self.statusCode = response.statusCode
     self.byteCount = 0
   }
@@ -74,7 +80,7 @@ final class Answer: @unchecked Sendable {
     guard byteCount > limit, let data else { return self }
     return Answer(
       data: Data(data.prefix(limit)), response: response, error: error, fullByteCount: data.count,
-      pieces: pieces)
+      pieces: pieces, endedByClient: endedByClient)
   }
 
   /// This answer with the record of the pieces its body was delivered in (a streamed answer,
@@ -82,12 +88,19 @@ final class Answer: @unchecked Sendable {
   func delivered(in pieces: [Exchange.Piece]) -> Answer {
     guard !pieces.isEmpty, unmatched == nil, conversation == nil else { return self }
     return Answer(
-      data: data, response: response, error: error, fullByteCount: fullByteCount, pieces: pieces)
+      data: data, response: response, error: error, fullByteCount: fullByteCount, pieces: pieces,
+      endedByClient: endedByClient)
   }
 
   /// A transport error alone.
   convenience init(error: any Error) {
     self.init(data: nil, response: nil, error: error)
+  }
+
+  /// The cancel of `request` by the client: `URLError(.cancelled)`, noted as the client's.
+  convenience init(cancelling request: URLRequest) {
+    self.init(
+      data: nil, response: nil, error: URLError(cancelledFor: request), endedByClient: true)
   }
 
   /// How the exchange ends with this answer.

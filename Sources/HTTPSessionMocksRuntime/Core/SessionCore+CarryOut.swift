@@ -67,9 +67,9 @@ extension SessionCore {
 
   // MARK: - Whole answers
 
-  /// Delivers `answer` now, or on the clock after `delay`; an answer later than the request's
-  /// `timeoutInterval` fails with `URLError(.timedOut)` at that time instead, as URLSession's
-  /// would. The resume is settled once the answer is delivered or scheduled.
+  /// Delivers `answer` now, or on the clock after `delay`; an answer later than the task's
+  /// time limits allow (its request timeout, its resource timeout) fails with
+  /// `URLError(.timedOut)` at that time instead, as URLSession's would. The resume is settled once the answer is delivered or scheduled.
   private func schedule(
     _ answer: Answer, to task: MockTask, _ context: Plan.Context, after delay: Duration = .zero
   ) {
@@ -79,10 +79,11 @@ extension SessionCore {
       return
     }
     let request = context.request
-    let timeout = Duration.seconds(request.timeoutInterval)
-    let timesOut = request.timeoutInterval > 0 && delay > timeout
+    let limit = task.limits.head
+    let timesOut = limit.map { delay > $0 } ?? false
     let (answer, delay) =
-      timesOut ? (Answer(error: URLError(timedOutFor: request)), timeout) : (answer, delay)
+      timesOut
+      ? (Answer(error: URLError(timedOutFor: request)), limit ?? delay) : (answer, delay)
     if scheduler.runsInRealTimeByDefault {
       warnAboutRealTime(delay, site: context.stub?.site ?? ownerSite)
     }
@@ -171,11 +172,13 @@ extension SessionCore {
       index = next
     }
     guard let failsAt = streaming.plan.failsAt else {
-      complete(
-        task, with: streaming.answer, stub: context.stub, yieldingToCancel: true, endOnly: true)
-      return
+      let wait =
+        (streaming.plan.endsAt ?? streaming.offset(of: index)) - streaming.offset(of: index)
+      guard wait > .zero else { return endStream(streaming) }
+      return onClock(after: wait, task, context, .end(streaming))
     }
-    // Cut by the request's timeout: the stream fails then.
+    // Cut by a time limit (a quiet gap longer than the request timeout, or the resource
+    // timeout): the stream fails then.
     let error = Answer(error: URLError(timedOutFor: context.request))
     let wait = failsAt - streaming.offset(of: index)
     guard wait > .zero else {
@@ -185,6 +188,23 @@ extension SessionCore {
     onClock(after: wait, task, context, .deliver(error))
   }
 
+  /// Ends a stream whose pieces are all delivered: the answer's end, or, for a stream that
+  /// drops (``StubResponse/truncated(after:)``, an event stream's `.drop`), the connection's
+  /// loss.
+  private func endStream(_ streaming: Streaming) {
+    let context = streaming.context
+    guard streaming.plan.drops else {
+      complete(
+        streaming.task, with: streaming.answer, stub: context.stub, yieldingToCancel: true,
+        endOnly: true)
+      return
+    }
+    let error = URLError(
+      .networkConnectionLost, for: context.request,
+      description: "the stub's stream ended early: the connection dropped")
+    complete(streaming.task, with: Answer(error: error), stub: context.stub, yieldingToCancel: true)
+  }
+
   /// Runs `part` with the task's sink lent out, unless the task has ended or a cancel is under
   /// way; returns whether the stream goes on. A cancel that begins while the sink is out leaves
   /// its end to this call, which delivers it when the part returns.
@@ -192,7 +212,7 @@ extension SessionCore {
     guard let sink = withLock({ $0.lendSink(of: task) }) else { return false }
     part(sink)
     guard withLock({ $0.returnSink(of: task) }) else {
-      complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
+      complete(task, with: Answer(cancelling: task.currentRequest), stub: nil)
       return false
     }
     return true
@@ -206,6 +226,8 @@ extension SessionCore {
     case deliver(Answer)
     /// The parts of the stream from this index (-1: the head).
     case part(Streaming, Int)
+    /// The stream's end, after its last piece.
+    case end(Streaming)
   }
 
   /// Runs a stream's next `step` for `task` after `wait` on the double's clock.
@@ -224,6 +246,8 @@ extension SessionCore {
         complete(task, with: answer, stub: stub, yieldingToCancel: true)
       case .part(let streaming, let index):
         streamParts(streaming, from: index)
+      case .end(let streaming):
+        endStream(streaming)
       }
     }
     guard let undo else { return clockReleased(task, context, after: wait) }

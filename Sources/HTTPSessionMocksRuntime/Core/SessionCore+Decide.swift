@@ -59,7 +59,7 @@ extension SessionCore {
       delay += response.delay(forCall: claim.callNumber)
       guard response.isRedirect, task.door.followsRedirects,
         let next = Redirect.request(following: answer, to: request)
-      else { return delivery(of: answer, response, after: delay, context) }
+      else { return delivery(of: answer, response, to: task, after: delay, context) }
       guard hop < Redirect.maximumHops else {
         let error = URLError(
           .httpTooManyRedirects, for: request,
@@ -178,7 +178,8 @@ extension SessionCore {
       switch resolve(response, for: task, context) {
       case .decided(let plan): return plan
       case .answer(let answer):
-        return delivery(of: answer, response, after: delay + (response.delay ?? .zero), context)
+        return delivery(
+          of: answer, response, to: task, after: delay + (response.delay ?? .zero), context)
       }
     case .passThrough(let session):
       return forward(task, request, to: session, site: ownerSite)
@@ -213,21 +214,21 @@ extension SessionCore {
   }
 
   /// How `answer`, the resolved answer of `response`, is delivered: in parts when the
-  /// response dribbles its body, else whole. The request's `timeoutInterval` counts the whole
-  /// stream: the pieces due after it are cut, and the stream fails then.
+  /// response dribbles its body, else whole. The task's time limits cut the stream where
+  /// URLSession's would: a gap between pieces longer than the request timeout (an idle timer
+  /// that every piece starts again), or a piece due after the resource timeout; the stream
+  /// fails then.
   private func delivery(
-    of answer: Answer, _ response: StubResponse, after delay: Duration, _ context: Plan.Context
+    of answer: Answer, _ response: StubResponse, to task: MockTask, after delay: Duration,
+    _ context: Plan.Context
   ) -> Plan {
     guard let dribble = response.dribble, let data = answer.data, answer.error == nil,
       var plan = DribblePlan(body: data, dribble)
     else { return .after(delay, answer, context) }
-    let request = context.request
-    if request.timeoutInterval > 0 {
-      let timeout = Duration.seconds(request.timeoutInterval)
-      // Too late for the head as well: a delayed answer, which times out.
-      guard delay <= timeout else { return .after(delay, answer, context) }
-      plan.cut(at: timeout - delay)
-    }
+    let limits = task.limits
+    // Too late for the head as well: a delayed answer, which times out.
+    if let head = limits.head, delay > head { return .after(delay, answer, context) }
+    plan.cut(idle: limits.idle, total: limits.total.map { $0 - delay })
     return .stream(answer, plan, after: delay, context)
   }
 

@@ -59,6 +59,8 @@ final class SessionCore: Sendable {
     var matchProbe: (@Sendable () -> Void)?
     /// What ends a call that waits on a WebSocket task never resumed.
     var resumeWatchdog = ResumeWatchdog()
+    /// The longest a whole transfer may take (``URLSessionMock/resourceTimeout``).
+    var resourceTimeout: Duration?
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.
@@ -124,15 +126,28 @@ final class SessionCore: Sendable {
 
   // MARK: - Tasks: the doors' way in
 
-  /// Creates a suspended task whose answer goes to `receiver`.
+  /// Creates a suspended task whose answer goes to `receiver`. `configured` holds the timeouts
+  /// of the session configuration the request came through, where a door knows them (the
+  /// URLProtocol bridge of a configuration routed with `intercept(_:)`).
   func makeTask(
     _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, receiver: Receiver,
-    forwardDepth: Int = 0
+    forwardDepth: Int = 0, configured: TimeLimits? = nil
   ) -> MockTask {
-    let identifier = state.withLock { $0.records.recordCreated(request, kind: kind) }
+    let (identifier, resource) = state.withLock {
+      ($0.records.recordCreated(request, kind: kind), $0.resourceTimeout)
+    }
+    let limits = TimeLimits(
+      for: request, door: door, total: configured?.total ?? resource,
+      requestTimeout: configured?.idle)
     return MockTask(
       core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
-      receiver: receiver, forwardDepth: forwardDepth)
+      receiver: receiver, forwardDepth: forwardDepth, limits: limits)
+  }
+
+  /// The longest a whole transfer may take; `nil` for no limit.
+  var resourceTimeout: Duration? {
+    get { state.withLock { $0.resourceTimeout } }
+    set { state.withLock { $0.resourceTimeout = newValue } }
   }
 
   /// Answers `task` with `answer` without routing it: a door's own refusal of a request it
@@ -314,7 +329,7 @@ final class SessionCore: Sendable {
     pending.undo?.run()
     if pending.forwarded { return }
     if case .hold(let held) = answering { held.object?.release(task) }
-    complete(task, with: Answer(error: URLError(cancelledFor: task.currentRequest)), stub: nil)
+    complete(task, with: Answer(cancelling: task.currentRequest), stub: nil)
   }
 
   /// Stores what undoes the pending delivery; runs it at once if the task was cancelled first.

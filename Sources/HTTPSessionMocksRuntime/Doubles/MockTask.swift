@@ -35,6 +35,8 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// How many forwards of our doubles led to this task, when one of them made it (see
   /// ``Forwarding``); 0 for a task the code under test made.
   let forwardDepth: Int
+  /// The request's time limits: its idle timeout and the transfer's resource timeout.
+  let limits: TimeLimits
 
   // The task's life: changed only by the transitions of `SessionCore.State` in
   // `Core/TaskLife.swift`, under the core's lock, and read by nothing else (the public
@@ -61,9 +63,10 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
-    door: Door, receiver: Receiver, forwardDepth: Int = 0
+    door: Door, receiver: Receiver, forwardDepth: Int = 0, limits: TimeLimits = .none
   ) {
     self.core = core
+    self.limits = limits
     self.forwardDepth = forwardDepth
     self.taskIdentifier = taskIdentifier
     self.originalRequest = request

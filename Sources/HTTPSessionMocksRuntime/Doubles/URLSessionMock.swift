@@ -51,6 +51,9 @@ public final class URLSessionMock: RecordingSession, Sendable {
   var site: CallSite { core.ownerSite }
   /// The mock's slot in the URLProtocol bridge's table, once it has one (see `BridgeTable`).
   let bridgeSlot = Locked<Int?>(nil)
+  /// The bridge's slots for sessions with another profile than the default (see
+  /// ``BridgeProfile``).
+  let bridgeProfileSlots = Locked<[BridgeProfile: Int]>([:])
 
   /// Creates a mock with no stubs: every request is unmatched until you add some.
   ///
@@ -174,6 +177,7 @@ public final class URLSessionMock: RecordingSession, Sendable {
   deinit {
     // Frees the mock's slot in the URLProtocol bridge's table, if it took one.
     if let slot = bridgeSlot.withLock({ $0 }) { BridgeTable.release(slot) }
+    for slot in bridgeProfileSlots.withLock({ $0.values }) { BridgeTable.release(slot) }
   }
 
   // MARK: - Stubs
@@ -329,6 +333,29 @@ public final class URLSessionMock: RecordingSession, Sendable {
     }
   }
 
+  /// The longest a whole transfer may take, as `URLSessionConfiguration`'s
+  /// `timeoutIntervalForResource`; `nil` (the default) for no limit.
+  ///
+  /// A request's own timeout (`URLRequest.timeoutInterval`) is an idle timer, as in URLSession:
+  /// it bounds each wait for the next piece of data (the head, each piece of a streamed body),
+  /// so a stream that sends steadily lives on however long it lasts. This bounds the whole
+  /// transfer from the request's start: the answer (or the stream's next piece) due after it
+  /// fails with `URLError(.timedOut)` at that time on the mock's clock.
+  ///
+  /// ```swift
+  /// let mock = URLSessionMock(clock: clock)
+  /// mock.resourceTimeout = .seconds(300)  // as timeoutIntervalForResource = 300
+  /// ```
+  ///
+  /// It applies to every door. A session routed to the mock with ``intercept(_:)`` or
+  /// ``makeURLSession(configuration:delegate:delegateQueue:)`` brings its configuration's own
+  /// `timeoutIntervalForResource` (and `timeoutIntervalForRequest`) instead, when they differ
+  /// from URLSession's defaults.
+  public var resourceTimeout: Duration? {
+    get { core.resourceTimeout }
+    set { core.resourceTimeout = newValue }
+  }
+
   /// What happens to a request that no stub matches; ``UnmatchedRequestPolicy/fail`` by default.
   public var unmatchedRequestPolicy: UnmatchedRequestPolicy {
     get { core.withLock { $0.policy } }
@@ -385,7 +412,18 @@ public final class URLSessionMock: RecordingSession, Sendable {
   package func send(
     _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, to sink: some ResponseSink
   ) -> MockTask {
-    let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
+    send(request, kind: kind, door: door, configured: nil, to: sink)
+  }
+
+  /// ``send(_:kind:door:to:)`` with the timeouts of the session configuration the request came
+  /// through, where the door knows them (the URLProtocol bridge's ``BridgeProfile``).
+  @discardableResult
+  func send(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, configured: TimeLimits?,
+    to sink: some ResponseSink
+  ) -> MockTask {
+    let task = core.makeTask(
+      request, kind: kind, door: door, receiver: .sink(sink), configured: configured)
     task.resume()
     return task
   }

@@ -54,6 +54,10 @@ final class Bridge<Tag: BridgeTag>: MockURLProtocol {
     BridgeTable.context(inSlot: Tag.slot)
   }
 
+  override func bridgeProfile() -> BridgeProfile {
+    BridgeTable.profile(inSlot: Tag.slot)
+  }
+
   override var missingMockReason: String {
     "the URLSessionMock behind this URLSession was released; keep the mock for as long as the "
       + "session makes requests"
@@ -83,6 +87,8 @@ enum BridgeTable {
     /// The test context that the mock's bridge runs a request's work in when URL loading made
     /// the protocol object where no test runs.
     var context: TestContextRelay?
+    /// What the slot's sessions are known to need (a mock's first slot: the default).
+    var profile = BridgeProfile.default
   }
 
   private struct Table {
@@ -94,31 +100,51 @@ enum BridgeTable {
   private static let table = Locked(Table())
 
   /// The bridge class of `mock`, taking a slot for it on first use; `context`, when there is
-  /// one, becomes the slot's test context, in place of the one captured before.
+  /// one, becomes the slot's test context, in place of the one captured before. A profile other
+  /// than the default takes a slot of its own for the same mock (see ``BridgeProfile``).
   static func protocolClass(
-    for mock: URLSessionMock, context: TestContextRelay?
+    for mock: URLSessionMock, context: TestContextRelay?, profile: BridgeProfile = .default
   ) -> URLProtocol.Type {
-    // The mock's own lock first, then the table's: two threads asking for the same mock's
-    // class at once get the same slot.
-    let (protocolClass, replaced) = mock.bridgeSlot.withLock { known in
-      table.withLock { table -> (URLProtocol.Type, TestContextRelay?) in
-        let slot = known ?? table.slots.take()
-        while table.registrations.count <= slot { table.registrations.append(nil) }
-        // A slot taken afresh held no registration: `release` cleared it.
-        let previous = known == nil ? nil : table.registrations[slot]?.context
-        table.registrations[slot] = Registration(
-          mock: WeakReference(mock), context: context ?? previous)
-        known = slot
-        while table.classes.count <= slot {
-          table.classes.append(bridgeClass(tag(for: table.classes.count)))
-        }
-        return (table.classes[slot], context == nil ? nil : previous)
+    guard profile == .default else {
+      return mock.bridgeProfileSlots.withLock { known in
+        let (protocolClass, slot) = register(
+          mock, in: known[profile], context: context, profile: profile)
+        known[profile] = slot
+        return protocolClass
       }
     }
-    // Let go here, outside the locks: its task ends when the last protocol object still
+    // The mock's own lock first, then the table's: two threads asking for the same mock's
+    // class at once get the same slot.
+    return mock.bridgeSlot.withLock { known in
+      let (protocolClass, slot) = register(
+        mock, in: known, context: context, profile: .default)
+      known = slot
+      return protocolClass
+    }
+  }
+
+  /// Registers `mock` in slot `known` (a fresh slot if `nil`) with `profile`; returns its class
+  /// and slot. The test context it replaces is let go outside the table's lock.
+  private static func register(
+    _ mock: URLSessionMock, in known: Int?, context: TestContextRelay?, profile: BridgeProfile
+  ) -> (URLProtocol.Type, Int) {
+    let (protocolClass, slot, replaced) = table.withLock {
+      table -> (URLProtocol.Type, Int, TestContextRelay?) in
+      let slot = known ?? table.slots.take()
+      while table.registrations.count <= slot { table.registrations.append(nil) }
+      // A slot taken afresh held no registration: `release` cleared it.
+      let previous = known == nil ? nil : table.registrations[slot]?.context
+      table.registrations[slot] = Registration(
+        mock: WeakReference(mock), context: context ?? previous, profile: profile)
+      while table.classes.count <= slot {
+        table.classes.append(bridgeClass(tag(for: table.classes.count)))
+      }
+      return (table.classes[slot], slot, context == nil ? nil : previous)
+    }
+    // Let go here, outside the table's lock: its task ends when the last protocol object still
     // recording on it is done, and ending it resumes the task's wait for jobs.
     withExtendedLifetime(replaced) {}
-    return protocolClass
+    return (protocolClass, slot)
   }
 
   /// Frees the slot of a mock that is going away, and lets go of its test context.
@@ -136,6 +162,13 @@ enum BridgeTable {
   static func mock(inSlot slot: Int) -> URLSessionMock? {
     table.withLock { table in
       slot < table.registrations.count ? table.registrations[slot]?.mock.object : nil
+    }
+  }
+
+  /// What the sessions routed through `slot` need (see ``BridgeProfile``).
+  static func profile(inSlot slot: Int) -> BridgeProfile {
+    table.withLock { table in
+      slot < table.registrations.count ? table.registrations[slot]?.profile ?? .default : .default
     }
   }
 

@@ -43,6 +43,10 @@ class MockURLProtocol: URLProtocol {
   /// The mock that answers, looked up when loading starts; `nil` when it is gone.
   func answeringMock() -> URLSessionMock? { nil }
 
+  /// What the bridge knows of the session this request came through (see
+  /// ``BridgeProfile``); the default here.
+  func bridgeProfile() -> BridgeProfile { .default }
+
   /// Why ``answeringMock()`` found no mock, for the error the code receives.
   var missingMockReason: String { "no URLSessionMock answers this request" }
 
@@ -52,22 +56,26 @@ class MockURLProtocol: URLProtocol {
   func routingContext() -> TestContextRelay? { nil }
 
   override func startLoading() {
-    let sink = ProtocolSink(protocol: self, request: request)
+    let profile = bridgeProfile()
+    let sink = ProtocolSink(
+      protocol: self, request: request, deliversPieces: profile.deliversPieces)
     exchange = sink
-    guard let context = contextAtCreation ?? routingContext() else { return load(into: sink) }
+    guard let context = contextAtCreation ?? routingContext() else {
+      return load(into: sink, profile)
+    }
     // URLProtocol is not Sendable: the job only reads what URL loading set before
     // `startLoading()` (the request, the task) and never runs at the same time as this method.
     // It runs on the context's task rather than here, and URL loading's thread does not wait
     // for it: the test's task may itself be waiting for URL loading's queue, where corelibs
     // starts the loads of every session.
     nonisolated(unsafe) let loader = self
-    context.run { loader.load(into: sink) }
+    context.run { loader.load(into: sink, profile) }
     // The object's own context ends with this one job; the mock's lives on with the mock.
     if context === contextAtCreation { context.close() }
   }
 
   /// Sends the request through the mock's one request path, answering into `sink`.
-  private func load(into sink: ProtocolSink) {
+  private func load(into sink: ProtocolSink, _ profile: BridgeProfile) {
     guard !sink.isStopped else { return }  // cancelled before the work began
     guard let mock = answeringMock() else {
       sink.fail(URLError(.resourceUnavailable, for: request, description: missingMockReason))
@@ -114,7 +122,9 @@ class MockURLProtocol: URLProtocol {
         .cannotDecodeRawData, for: request, description: "the request body stream failed")
       return refuse(request, kind: kind, with: error, by: mock, into: sink)
     }
-    sink.attach(mock.send(sent, kind: kind, door: .urlProtocol, to: sink))
+    sink.attach(
+      mock.send(
+        sent, kind: kind, door: .urlProtocol, configured: profile.configuredLimits, to: sink))
   }
 
   /// The bridge's own refusal of a request it cannot carry: recorded in the mock's journal as

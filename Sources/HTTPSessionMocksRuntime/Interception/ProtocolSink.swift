@@ -21,7 +21,9 @@ import Foundation
 ///   come, so a data delegate sees each one arrive as the test advances the clock; where URL
 ///   loading keeps only the last `didLoad` piece for completion-handler and async tasks (Linux),
 ///   they are held back and handed over once, at the end, the only way such a task gets the
-///   whole body. Either way a one-piece body is one `didLoad`, and an empty body none.
+///   whole body, unless the session is known to have a data delegate (`deliversPieces`), which
+///   gets every piece as it comes there too. Either way a one-piece body is one `didLoad`, and
+///   an empty body none.
 ///
 /// Once URL loading has called `stopLoading()` (a cancel), nothing more reaches the client:
 /// URL loading reports the cancel itself. No lock is held while the client runs.
@@ -45,15 +47,20 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
   /// The request as URL loading gave it, to work out the follow-up of a redirect.
   private let request: URLRequest
   private let traits: URLLoadingTraits
+  /// Whether the session has a data delegate, which gets every piece as it comes: pieces are
+  /// then never held back.
+  private let deliversPieces: Bool
 
   /// A sink that answers `urlProtocol`'s client as the URL loading described by `traits` expects
-  /// (the platform's own by default).
+  /// (the platform's own by default). With `deliversPieces` (the session has a data delegate),
+  /// each body piece goes to the client as it comes on every platform.
   package init(
     protocol urlProtocol: URLProtocol, request: URLRequest,
-    traits: URLLoadingTraits = .current
+    traits: URLLoadingTraits = .current, deliversPieces: Bool = false
   ) {
     self.request = request
     self.traits = traits
+    self.deliversPieces = deliversPieces
     let target = urlProtocol.client.map { (urlProtocol, $0) }
     state = Locked(State(target: target))
   }
@@ -97,7 +104,9 @@ package final class ProtocolSink: ResponseSink, @unchecked Sendable {
   package func receive(_ body: Data) {
     guard !body.isEmpty else { return }
     let target = state.withLock { state -> State.Target? in
-      guard traits.keepsOnlyLastPiece, state.target != nil else { return state.target }
+      guard traits.keepsOnlyLastPiece, !deliversPieces, state.target != nil else {
+        return state.target
+      }
       if state.pieces == nil { state.pieces = body } else { state.pieces?.append(body) }
       return nil  // held back for the end
     }

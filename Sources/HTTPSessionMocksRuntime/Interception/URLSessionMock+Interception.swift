@@ -25,6 +25,10 @@ extension URLSessionMock {
   ///
   /// Each mock has a protocol class of its own, so sessions of mocks in parallel tests never see
   /// each other's requests. The configuration is copied, and routed as by ``intercept(_:)``.
+  /// On Linux a data delegate of this session gets a streamed body in one piece at its end, so
+  /// that completion handlers and `data(for:)` get it whole; for a delegate that reads a stream
+  /// piece by piece (a server-sent-events client), use
+  /// ``makeURLSession(configuration:delegate:delegateQueue:deliveringPiecesAsTheyCome:)``.
   ///
   /// > Important: A URLProtocol never sees the body of `uploadTask(with:from:)` or
   /// > `upload(for:from:)`, nor the configuration's `httpAdditionalHeaders`; see
@@ -50,6 +54,43 @@ extension URLSessionMock {
   ) -> URLSession {
     let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
     intercept(copy)
+    return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
+  }
+
+  /// A real `URLSession` whose every request this mock answers, saying whether its delegate
+  /// reads bodies piece by piece.
+  ///
+  /// As ``makeURLSession(configuration:delegate:delegateQueue:)``. With
+  /// `deliveringPiecesAsTheyCome: true`, each piece of a streamed body (an event of
+  /// ``StubResponse/events(_:every:status:headers:)``, a piece of
+  /// ``StubResponse/dribbled(inChunks:over:)``) reaches the session's data delegate when the
+  /// mock's clock releases it, on Linux too: the way a server-sent-events client reads.
+  ///
+  /// ```swift
+  /// let session = mock.makeURLSession(delegate: eventSource, deliveringPiecesAsTheyCome: true)
+  /// session.dataTask(with: feedRequest).resume()  // each event reaches the delegate on the clock
+  /// ```
+  ///
+  /// > Important: On Linux, URL loading hands a completion handler and `data(for:)` only the
+  /// > last piece of a body that arrives in pieces, and a protocol object cannot tell which kind
+  /// > of task it serves. So with `true`, such tasks of this session get only a streamed body's
+  /// > last piece there; use a session without it for them. See
+  /// > <doc:Interception#Limits-of-URL-loading>.
+  ///
+  /// - Parameters:
+  ///   - configuration: The configuration to start from; `.ephemeral` by default.
+  ///   - delegate: The session's delegate, as for `URLSession(configuration:delegate:delegateQueue:)`.
+  ///   - delegateQueue: The queue the delegate and completion handlers run on; a serial queue of
+  ///     the session's own if `nil`.
+  ///   - deliveringPiecesAsTheyCome: Whether the session's tasks read bodies through its data
+  ///     delegate.
+  public func makeURLSession(
+    configuration: URLSessionConfiguration = .ephemeral,
+    delegate: (any URLSessionDelegate)? = nil, delegateQueue: OperationQueue? = nil,
+    deliveringPiecesAsTheyCome: Bool
+  ) -> URLSession {
+    let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+    intercept(copy, deliveringPiecesAsTheyCome: deliveringPiecesAsTheyCome)
     return URLSession(configuration: copy, delegate: delegate, delegateQueue: delegateQueue)
   }
 
@@ -92,8 +133,46 @@ extension URLSessionMock {
   /// > (or the `.verifyingMocks` trait): a stub that no request reached fails the test, which
   /// > is how a session that bypassed the mock shows itself.
   public func intercept(_ configuration: URLSessionConfiguration) {
+    intercept(configuration, deliveringPiecesAsTheyCome: false)
+  }
+
+  /// Routes every request of the sessions made from `configuration` to this mock, saying
+  /// whether those sessions read bodies piece by piece through a data delegate.
+  ///
+  /// As ``intercept(_:)``. Pass `deliveringPiecesAsTheyCome: true` for a library that makes its
+  /// own session with a data delegate (`URLSessionDataDelegate`) from the configuration you hand
+  /// it, as server-sent-event clients do: each piece of a streamed body (an event of
+  /// ``StubResponse/events(_:every:status:headers:)``, a piece of
+  /// ``StubResponse/dribbled(inChunks:over:)``) then reaches the delegate when the mock's clock
+  /// releases it, on every platform.
+  ///
+  /// ```swift
+  /// let configuration = URLSessionConfiguration.ephemeral
+  /// mock.intercept(configuration, deliveringPiecesAsTheyCome: true)
+  /// let source = EventSource(configuration: configuration)  // its own session and delegate
+  /// ```
+  ///
+  /// > Important: On Linux, URL loading hands a completion handler (and `data(for:)`) only the
+  /// > last piece of a body that arrives in pieces. With `false` (``intercept(_:)``) the bridge
+  /// > holds a streamed body back and hands it over whole at its end, which every kind of task
+  /// > receives whole; with `true` a completion-handler or async task of these sessions gets
+  /// > only the stream's last piece there. Apple's URL loading appends the pieces, so there
+  /// > both ways deliver each piece as it comes. See <doc:Interception#Limits-of-URL-loading>.
+  ///
+  /// The configuration's `timeoutIntervalForRequest` and `timeoutIntervalForResource`, which a
+  /// protocol object never sees, are read here too: the mock applies them to these sessions'
+  /// requests on its clock (a request's own `timeoutInterval` other than the default 60 s comes
+  /// first). Set them before this call.
+  ///
+  /// - Parameters:
+  ///   - configuration: The configuration that the code under test makes its session from.
+  ///   - deliveringPiecesAsTheyCome: Whether the sessions read bodies through a data delegate.
+  public func intercept(
+    _ configuration: URLSessionConfiguration, deliveringPiecesAsTheyCome: Bool
+  ) {
+    let profile = BridgeProfile(configuration, deliversPieces: deliveringPiecesAsTheyCome)
     let bridge: AnyClass = BridgeTable.protocolClass(
-      for: self, context: BridgeTable.captureContext())
+      for: self, context: BridgeTable.captureContext(), profile: profile)
     let others = (configuration.protocolClasses ?? []).filter { !($0 is MockURLProtocol.Type) }
     configuration.protocolClasses = [bridge] + others
     configuration.urlCache = nil

@@ -96,6 +96,11 @@ enum NearMiss {
     if bodyUnseen, stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("body") } }) {
       text += bodyUnseenNote
     }
+    if door == .urlProtocol,
+      stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("header ") } })
+    {
+      text += configurationHeadersNote
+    }
     if door == .server, let origin = missedOrigin(stubs.first?.reasons ?? []) {
       text += voice.originNote(for: origin)
     }
@@ -118,6 +123,14 @@ enum NearMiss {
     let port = parts["port"].flatMap(Int.init).map { ":\($0)" } ?? ""
     return "\(scheme)://\(host)\(port)"
   }
+
+  /// Why a header matcher may miss a request that came through a URLProtocol.
+  static let configurationHeadersNote =
+    "The request came through a URLSession that the mock intercepts: URL loading never shows a "
+    + "URLProtocol the headers of the session configuration's httpAdditionalHeaders (an "
+    + "event-source client's Accept and Cache-Control are often set there), so they are missing "
+    + "from this request and from the journal. Set the header on the request itself, match "
+    + "without it, or serve the code through the loopback server, which sees every header.\n"
 
   /// Why a body matcher cannot match an upload task that came through a URLProtocol.
   static let bodyUnseenNote =

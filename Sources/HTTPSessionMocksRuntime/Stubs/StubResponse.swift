@@ -75,9 +75,35 @@ public struct StubResponse: Sendable {
     /// The size of each piece, when the body is cut where its parts end (an event stream's
     /// events) rather than evenly; as many as `chunks`, adding up to the body's length.
     var pieceSizes: [Int]? = nil
+    /// The time of each piece after the head, when the pieces come at times of their own (an
+    /// event stream's steps) rather than evenly; as many as `pieceSizes`, never decreasing.
+    var pieceTimes: [Duration]? = nil
+    /// When the stream ends after the head, if later than its last piece (a stream that waits
+    /// before it ends).
+    var endTime: Duration? = nil
+    /// Whether the connection drops at the end instead of the body ending: the client gets
+    /// `URLError(.networkConnectionLost)` (the server cuts the body and closes).
+    var dropsAtEnd = false
+    /// The number of bytes after which the body is cut and the connection drops
+    /// (``truncated(after:)``).
+    var truncatedAfter: Int? = nil
+
+    /// What of this dribble no file format holds (steps at their own times, a drop, a
+    /// truncation), for a bundle writer's refusal; `nil` when it is an even or event dribble.
+    var unstorablePart: String? {
+      if truncatedAfter != nil { return "its truncated(after:) body" }
+      if pieceTimes != nil || endTime != nil || dropsAtEnd {
+        return "its event-stream steps (.events with waits, comments or a drop)"
+      }
+      return nil
+    }
 
     /// What makes these values unusable, naming them; `nil` when they are fine.
     var problem: String? {
+      if let truncatedAfter, truncatedAfter < 0 {
+        return "truncated(after: \(truncatedAfter)) needs a byte count that is not negative; "
+          + "give 0 or more."
+      }
       if chunks < 1 {
         return "dribbled(inChunks: \(chunks), over: \(duration)) needs at least 1 chunk; "
           + "give a positive number of chunks."
@@ -251,8 +277,9 @@ public struct StubResponse: Sendable {
   /// await clock.advance(by: .seconds(1))  // two pieces have arrived
   /// ```
   ///
-  /// The request's `timeoutInterval` counts the whole duration: an answer whose last piece is
-  /// due later than that fails with `URLError(.timedOut)` at the timeout. Cancelling the task
+  /// The request's `timeoutInterval` is an idle timer, as in URLSession: each piece starts it
+  /// again, so the stream fails with `URLError(.timedOut)` only where a gap between pieces (or
+  /// the wait for the head) is longer; ``URLSessionMock/resourceTimeout`` bounds the whole. Cancelling the task
   /// stops the pieces. An empty body (a `HEAD` request, a 204) has nothing to dribble and
   /// arrives whole after the delay; a body shorter than `chunks` bytes goes one byte a piece.
   /// An error answer is not dribbled.
@@ -269,6 +296,49 @@ public struct StubResponse: Sendable {
   /// This answer with its body sent in pieces of `sizes` bytes spaced evenly over `duration`
   /// on the mock's clock (``events(_:every:status:headers:)``): piece `i` (from 1) of `n` at
   /// `duration · i / n`.
+  /// The answer with its body cut after `byteCount` bytes, after which the connection drops:
+  /// the stream a client meets when a server or a network goes away mid-answer, the usual
+  /// reason to resume a download or reconnect an event stream.
+  ///
+  /// The head arrives as usual (with the whole body's `Content-Length`, as a server that died
+  /// mid-body sent it), then the first `byteCount` bytes, then the end fails: the injected
+  /// mock and the URLProtocol bridge fail the request with `URLError(.networkConnectionLost)`,
+  /// and the loopback server closes the connection in the middle of its chunked body. A
+  /// dribbled body (``dribbled(inChunks:over:)``, ``events(_:every:status:headers:)``) is cut
+  /// where its pieces reach the count, and drops at the time of its last piece kept.
+  ///
+  /// ```swift
+  /// mock.stub(.get("/video"), with: .data(movie).truncated(after: 1024))
+  /// // the client gets 1,024 bytes, then URLError(.networkConnectionLost)
+  /// ```
+  ///
+  /// A count at or past the body's end delivers the whole body, then drops the connection
+  /// before the body ends. The exchange records the pieces delivered and the error.
+  ///
+  /// > Important: `byteCount` must not be negative; a response with a negative count fails
+  /// > the test when it is used, naming it, and the request fails with
+  /// > `URLError(.resourceUnavailable)`.
+  public func truncated(after byteCount: Int) -> StubResponse {
+    var copy = self
+    var dribble = copy.dribble ?? Dribble(chunks: 1, duration: .zero)
+    dribble.truncatedAfter = byteCount
+    copy.dribble = dribble
+    return copy
+  }
+
+  /// The answer with its body sent as the given pieces, each at its own time after the head,
+  /// the stream ending at `end` (or dropping, with `drops`): what an event stream's steps
+  /// make.
+  func streamed(
+    inPiecesOf sizes: [Int], at times: [Duration], endingAt end: Duration, drops: Bool
+  ) -> StubResponse {
+    var copy = self
+    copy.dribble = Dribble(
+      chunks: max(sizes.count, 1), duration: end, pieceSizes: sizes, pieceTimes: times,
+      endTime: end, dropsAtEnd: drops)
+    return copy
+  }
+
   func dribbled(inPiecesOf sizes: [Int], over duration: Duration) -> StubResponse {
     var copy = self
     copy.dribble = Dribble(chunks: sizes.count, duration: duration, pieceSizes: sizes)

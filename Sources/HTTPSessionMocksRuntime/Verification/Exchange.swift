@@ -126,6 +126,18 @@ public struct Exchange: Sendable, CustomStringConvertible {
   /// A stream cut short (a cancel, a timeout) lists the pieces delivered before its end.
   public var pieces: [Piece] { answer.pieces }
 
+  /// Whether the client ended the exchange before its answer was complete: the code cancelled
+  /// the task or left the stream early (injected), URL loading stopped the protocol (the
+  /// URLProtocol bridge), or the client closed the connection (the loopback server). The
+  /// exchange's error is then `URLError(.cancelled)`, and ``pieces`` lists what the client had
+  /// received when it left: it left after piece `pieces.count`.
+  ///
+  /// ```swift
+  /// #expect(mock.exchanges.last?.endedByClient == true)
+  /// #expect(mock.exchanges.last?.pieces.count == 2)  // it left after the second event
+  /// ```
+  public var endedByClient: Bool { answer.endedByClient }
+
   /// The WebSocket connection this exchange's upgrade opened, if it did.
   var webSocketConversation: WebSocketConversation? { answer.conversation }
   /// The stub that answered, with where it was registered, such as

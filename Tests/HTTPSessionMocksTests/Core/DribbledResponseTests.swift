@@ -307,25 +307,53 @@ import Testing
 
   // MARK: - Time limits
 
-  @Test func theRequestTimeoutCountsTheWholeDuration() async {
+  @Test func theRequestTimeoutIsAnIdleTimerThatEachPieceStartsAgain() async {
     let clock = VirtualClock()
-    let mock = dribbledMock(on: clock)
+    let mock = dribbledMock(chunks: 4, over: .seconds(12), on: clock)
+    let sink = RecordingSink()
+    var request = URLRequest(url: url)
+    request.timeoutInterval = 3.5
+
+    mock.send(request, kind: .data, door: .injected, to: sink)
+    await clock.advance(by: .seconds(12))
+
+    #expect(sink.steps.count == 6, "the head, 4 pieces 3 s apart, the end")
+    #expect(sink.steps.last == "finish complete")
+    #expect(sink.body == payload)
+  }
+
+  @Test func aGapLongerThanTheRequestTimeoutFailsTheStreamThen() async {
+    let clock = VirtualClock()
+    let mock = dribbledMock(chunks: 4, over: .seconds(12), on: clock)
     let sink = RecordingSink()
     var request = URLRequest(url: url)
     request.timeoutInterval = 2.5
 
-    mock.send(request, kind: .data, door: .server, to: sink)
+    mock.send(request, kind: .data, door: .injected, to: sink)
     await clock.advance(by: .seconds(2))
-    #expect(sink.steps == ["response 200", "body 250 bytes", "body 250 bytes"])
+    #expect(sink.steps == ["response 200"])
     await clock.advance(by: .milliseconds(500))
-    #expect(sink.steps.count == 4)
+    #expect(sink.steps.count == 2)
     #expect(sink.steps.last?.hasPrefix("finish failed") == true)
     await clock.advance(by: .seconds(10))
 
-    #expect(sink.steps.count == 4)
+    #expect(sink.steps.count == 2)
     #expect(
       mock.events.map(\.description).last?.hasPrefix("#1 completed with error: URLError(.timedOut)")
         == true)
+  }
+
+  @Test func aRequestOverTheLoopbackServerHasNoTimeoutOfItsOwn() async {
+    let clock = VirtualClock()
+    let mock = dribbledMock(chunks: 4, over: .seconds(400), on: clock)
+    let sink = RecordingSink()
+
+    // The server builds its URLRequest with Foundation's default 60 s, which no client sent.
+    mock.send(URLRequest(url: url), kind: .data, door: .server, to: sink)
+    await clock.advance(by: .seconds(400))
+
+    #expect(sink.steps.last == "finish complete")
+    #expect(sink.body == payload)
   }
 
   @Test func aCompletionHandlerTimedOutMidDribbleGetsTheResponseAndNoBody() async {
@@ -333,7 +361,7 @@ import Testing
     let mock = dribbledMock(on: clock)
     let seen = Deliveries()
     var request = URLRequest(url: url)
-    request.timeoutInterval = 3
+    request.timeoutInterval = 0.5
 
     mock.dataTask(with: request, completionHandler: seen.handler).resume()
     await clock.advance(by: .seconds(3))
@@ -343,12 +371,12 @@ import Testing
     #expect(seen.first?.data == nil)
   }
 
-  @Test func aStreamEndingExactlyAtTheTimeoutCompletes() async {
+  @Test func aPieceExactlyAtTheTimeoutArrives() async {
     let clock = VirtualClock()
     let mock = dribbledMock(on: clock)
     let seen = Deliveries()
     var request = URLRequest(url: url)
-    request.timeoutInterval = 4
+    request.timeoutInterval = 1
 
     mock.dataTask(with: request, completionHandler: seen.handler).resume()
     await clock.advance(by: .seconds(4))
@@ -368,7 +396,7 @@ import Testing
     var request = URLRequest(url: url)
     request.timeoutInterval = 3
 
-    mock.send(request, kind: .data, door: .server, to: sink)
+    mock.send(request, kind: .data, door: .injected, to: sink)
     await clock.advance(by: .seconds(3))
 
     #expect(sink.steps.count == 1)

@@ -30,6 +30,21 @@ import Testing
   // MARK: - Bodies
 
   @Test(arguments: both)
+  func aSessionWithADataDelegateGetsEachPieceAsItComes(traits: URLLoadingTraits) {
+    let request = URLRequest(url: URL(string: "https://x.test/a")!)
+    let client = RecordingClient()
+    let urlProtocol = URLProtocol(request: request, cachedResponse: nil, client: client)
+    let sink = ProtocolSink(
+      protocol: urlProtocol, request: request, traits: traits, deliversPieces: true)
+    sink.receive(response(200))
+    for piece in ["ab", "cd"] { sink.receive(Data(piece.utf8)) }
+    sink.finish(.complete)
+
+    #expect(
+      client.calls == [.response(200), .load(Data("ab".utf8)), .load(Data("cd".utf8)), .finish])
+  }
+
+  @Test(arguments: both)
   func aBodyInPiecesReachesTheClientAsThePlatformKeepsIt(traits: URLLoadingTraits) {
     let (sink, client) = makeSink(traits)
     sink.receive(response(200))

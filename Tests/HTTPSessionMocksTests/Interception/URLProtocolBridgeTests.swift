@@ -191,6 +191,22 @@ import Testing
     }
   }
 
+  @Test func aHeaderMissingThroughTheBridgeIsExplainedOnceAsAConfigurationHeader() async throws {
+    let reports = await expectReport(containing: "httpAdditionalHeaders", "Accept") {
+      let mock = URLSessionMock()
+      mock.stub(.get("/feed").header("Accept", "text/event-stream"), with: .status(200))
+      mock.stub(.get("/feed").header("Cache-Control", "no-cache"), with: .status(200))
+      let configuration = URLSessionConfiguration.ephemeral
+      configuration.httpAdditionalHeaders = ["Accept": "text/event-stream"]
+      let seen = await Seen.sending(
+        request("GET", "https://x.test/feed"),
+        through: mock.makeURLSession(configuration: configuration))
+      #expect(seen.errorCode == .resourceUnavailable)
+    }
+    let text = reports.map(\.message).joined()
+    #expect(text.components(separatedBy: "httpAdditionalHeaders").count == 2, "said once")
+  }
+
   @Test func anUnmatchedDataTaskReportNamesNoUploadLimit() async throws {
     let reports = await expectReport(containing: "No stub matches") {
       let mock = URLSessionMock()

@@ -1,0 +1,165 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A server-sent-events client written the way real ones are (launchdarkly's
+/// swift-eventsource, Recouse's EventSource): a `URLSession` with a data delegate reads
+/// `text/event-stream` piece by piece, splits lines itself, dispatches an event at each blank
+/// line, remembers the last `id:` and, when the stream ends or drops, connects again sending
+/// `Last-Event-ID`. It parses on its own (not with the package's parser), so that it checks the
+/// bytes the doors send rather than agreeing with the mock's own reading of them.
+///
+/// `makeSession` builds the session from the client's delegate: `mock.makeURLSession(delegate:)`
+/// for the URLProtocol bridge, a plain `URLSession(configuration:delegate:delegateQueue:)` for
+/// the loopback server. It reconnects at once (a test's `retry:` would be real time) and at
+/// most `maximumConnections` times in all.
+public final class EventSourceClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  // @unchecked Sendable: every mutable field is behind `lock`; URL loading calls the delegate
+  // on the session's serial queue.
+
+  /// An event as the client dispatched it.
+  public struct Event: Equatable, Sendable {
+    /// The last `id:` seen when the event was dispatched.
+    public var id: String?
+    /// The `event:` field, `message` when there was none.
+    public var type: String
+    /// The `data:` lines, joined with newlines.
+    public var data: String
+  }
+
+  private struct State {
+    var session: URLSession?
+    var buffer: [UInt8] = []
+    var data: [String] = []
+    var type = ""
+    var lastEventID: String?
+    var events: [Event] = []
+    var requests: [URLRequest] = []
+    var ends: [(any Error)?] = []
+    var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var closed = false
+  }
+
+  private let lock = NSLock()
+  private var state = State()
+  private let url: URL
+  private let maximumConnections: Int
+
+  /// A client for `url` that connects at most `maximumConnections` times.
+  public init(url: URL, maximumConnections: Int = 3) {
+    self.url = url
+    self.maximumConnections = maximumConnections
+  }
+
+  /// Starts reading, on a session that `makeSession` makes with this client as its delegate.
+  public func start(_ makeSession: (any URLSessionDataDelegate) -> URLSession) {
+    let session = makeSession(self)
+    lock.withLock { state.session = session }
+    connect()
+  }
+
+  /// Stops reading and invalidates the session.
+  public func close() {
+    let session = lock.withLock { () -> URLSession? in
+      state.closed = true
+      return state.session
+    }
+    session?.invalidateAndCancel()
+  }
+
+  /// The events dispatched so far, over every connection.
+  public var events: [Event] { lock.withLock { state.events } }
+  /// The requests the client sent, one per connection.
+  public var requests: [URLRequest] { lock.withLock { state.requests } }
+  /// How each connection ended: `nil` for a clean end, else the error.
+  public var ends: [(any Error)?] { lock.withLock { state.ends } }
+
+  /// Waits until the client has dispatched `count` events.
+  public func waitForEvents(count: Int) async {
+    await withCheckedContinuation { continuation in
+      let ready = lock.withLock { () -> Bool in
+        guard state.events.count < count else { return true }
+        state.waiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  private func connect() {
+    let (session, request) = lock.withLock { () -> (URLSession?, URLRequest?) in
+      guard !state.closed, state.requests.count < maximumConnections else { return (nil, nil) }
+      var request = URLRequest(url: url)
+      request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+      request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+      if let id = state.lastEventID { request.setValue(id, forHTTPHeaderField: "Last-Event-ID") }
+      state.requests.append(request)
+      state.buffer = []
+      state.data = []
+      state.type = ""
+      return (state.session, request)
+    }
+    guard let session, let request else { return }
+    session.dataTask(with: request).resume()
+  }
+
+  /// A piece of the stream: its complete lines are read now.
+  public func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data
+  ) {
+    let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+      state.buffer.append(contentsOf: data)
+      while let newline = state.buffer.firstIndex(where: { $0 == 10 || $0 == 13 }) {
+        var line = Array(state.buffer[..<newline])
+        var end = newline + 1
+        if state.buffer[newline] == 13, end < state.buffer.count, state.buffer[end] == 10 {
+          end += 1
+        }
+        state.buffer.removeFirst(end)
+        if line.last == 13 { line.removeLast() }
+        process(String(decoding: line, as: UTF8.self))
+      }
+      let dispatched = state.events.count
+      let met = state.waiters.filter { $0.count <= dispatched }
+      state.waiters.removeAll { $0.count <= dispatched }
+      return met.map(\.continuation)
+    }
+    for continuation in ready { continuation.resume() }
+  }
+
+  /// One line of the stream, as the WHATWG's event-stream interpretation reads it.
+  private func process(_ line: String) {
+    if line.isEmpty {
+      if !state.data.isEmpty {
+        state.events.append(
+          Event(
+            id: state.lastEventID, type: state.type.isEmpty ? "message" : state.type,
+            data: state.data.joined(separator: "\n")))
+      }
+      state.data = []
+      state.type = ""
+      return
+    }
+    if line.hasPrefix(":") { return }
+    let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+    let field = String(parts[0])
+    var value = parts.count > 1 ? String(parts[1]) : ""
+    if value.hasPrefix(" ") { value.removeFirst() }
+    switch field {
+    case "data": state.data.append(value)
+    case "event": state.type = value
+    case "id" where !value.contains("\0"): state.lastEventID = value
+    default: break
+    }
+  }
+
+  /// The connection ended (cleanly or not): the client connects again.
+  public func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
+    lock.withLock { state.ends.append(error) }
+    connect()
+  }
+}
