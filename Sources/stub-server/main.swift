@@ -25,6 +25,7 @@ let usage = """
                      [--journal N] [--no-admin]
          stub-server --root-dir DIR [--port N] [--bind-address H] [--verbose]
                      [--no-request-journal | --max-request-journal-entries N]
+                     [--global-response-templating | --local-response-templating]
          stub-server --directory DIR [--port N] [--host H] [--journal N]
 
   Serves the stubs of BUNDLE over HTTP on the loopback interface: a WireMock root (a
@@ -66,6 +67,12 @@ let usage = """
                      keep no requests (the same as --journal 0)
     --max-request-journal-entries N
                      the same as --journal N
+    --global-response-templating
+                     read every response as a Handlebars template, as WireMock does with
+                     this flag (without it, mappings with "transformers":
+                     ["response-template"] are templated, as in WireMock 3)
+    --local-response-templating
+                     accepted: mappings that name the transformer are always templated
     --verbose        accepted; every request is logged to standard output anyway
     -h, --help       show this help
 
@@ -132,6 +139,8 @@ struct Options {
   var journalDisabled = false
   /// Whether the bundle was named with `--root-dir` (a WireMock root).
   var rootDirectory = false
+  /// `--global-response-templating`: every response is a template.
+  var globalTemplating = false
 }
 
 /// `text` as an origin: an http or https URL with a host and no path beyond `/`, no query.
@@ -171,8 +180,10 @@ func parse(_ arguments: [String]) -> Options {
       options.host = value(of: name, inline: inline)
     case "--no-admin":
       options.admin = false
-    case "--verbose":
+    case "--verbose", "--local-response-templating":
       break
+    case "--global-response-templating":
+      options.globalTemplating = true
     case "--no-request-journal":
       options.limits.maxJournalExchanges = 0
       options.journalDisabled = true
@@ -275,6 +286,18 @@ if let path = options.bundle {
     }
   } catch {
     fail("cannot read the bundle: \(error)")
+  }
+  if options.globalTemplating {
+    bundle = bundle?.templatingEveryResponse()
+    rootMappings = rootMappings.map {
+      var mapping = $0
+      mapping.entry = mapping.entry.templatingEveryResponse()
+      return mapping
+    }
+  }
+  // Loaded, but not as WireMock would answer: said once per mapping, never refused.
+  for note in (bundle?.notes ?? []) + rootMappings.flatMap(\.entry.notes) {
+    FileHandle.standardError.write(Data("stub-server: note: \(note)\n".utf8))
   }
 }
 

@@ -51,6 +51,9 @@ public struct MockBundle: Sendable, Equatable {
     public internal(set) var origin: String
     /// A response built by a closure: usable in this process, never stored in a file.
     var dynamic: DynamicResponse? = nil
+    /// What was loaded but will not answer as the file's own tool would (see
+    /// ``MockBundle/notes``).
+    package var notes: [String] = []
 
     /// Whether the entry builds its response with a closure (``MockBundle/stub(_:times:whenState:willSetState:fileID:filePath:line:column:respond:)``),
     /// which no file can store.
