@@ -9,8 +9,8 @@ extension TemplateRenderer {
     "jsonPath", "size", "upper", "lower", "capitalize", "capitalizeFirst", "regexExtract",
     "randomValue", "pickRandom", "randomInt", "randomDecimal", "base64", "urlEncode", "math",
     "trim", "substring", "join", "replace", "defaultIfEmpty", "abbreviate", "stripTags",
-    "numberFormat", "isOdd", "isEven", "stringFormat", "length", "parseJson", "range", "array",
-    "split", "yesno", "formData", "rjust", "ljust", "center", "cut", "slugify", "first", "last",
+    "numberFormat", "isOdd", "isEven", "stringFormat", "parseJson", "yesno", "formData", "rjust",
+    "ljust", "center", "cut", "slugify",
   ]
 
   /// Calls the helper `name`, or returns `nil` when there is none by that name.
@@ -93,7 +93,8 @@ extension TemplateRenderer {
         throw TemplateRenderError(message: "assign needs a variable name: {{#assign 'name'}}")
       }
       if let block {
-        variables[key] = .string(try body(of: block))
+        variables[key] = .string(
+          try body(of: block).trimmingCharacters(in: .whitespacesAndNewlines))
       } else {
         variables[key] = call.hash["value"] ?? call.param(1)
       }
@@ -112,7 +113,7 @@ extension TemplateRenderer {
         return .safe("")
       }
       return json ?? .null
-    case "size", "length":
+    case "size":
       switch call.param(0) {
       case .string(let text), .safe(let text): return .integer(Int64(text.count))
       case .array(let values, _): return .integer(Int64(values.count))
@@ -211,29 +212,13 @@ extension TemplateRenderer {
     case "isOdd", "isEven":
       let number = Int64(call.param(0).number ?? 0)
       let odd = number % 2 != 0
-      return try decide(name == "isOdd" ? odd : !odd, inverseWhenFalse: false)
+      // Handlebars.java's NumberHelpers answer "odd" or "even" (or nothing), block or not.
+      if name == "isOdd" { return .string(odd ? "odd" : "") }
+      return .string(odd ? "" : "even")
     case "numberFormat":
       return numberFormat(call)
     case "stringFormat":
       return .string(Self.javaFormat(call.param(0).text, Array(call.params.dropFirst())))
-    case "range":
-      let lower = Int64(call.param(0).number ?? 0)
-      let upper = Int64(call.param(1).number ?? 0)
-      guard upper >= lower, upper - lower < 100_000 else {
-        throw TemplateRenderError(message: "range \(lower) \(upper) has more than 100000 numbers")
-      }
-      return .array((lower...upper).map { .integer($0) }, json: false)
-    case "array":
-      return .array(call.params, json: false)
-    case "split":
-      let separator = call.params.count > 1 ? call.param(1).text : ","
-      guard !separator.isEmpty else { return .array([call.param(0)], json: false) }
-      return .array(
-        call.param(0).text.components(separatedBy: separator).map { .string($0) }, json: false)
-    case "first":
-      return call.param(0).elements.first?.value ?? .null
-    case "last":
-      return call.param(0).elements.last?.value ?? .null
     case "formData":
       return formData(call)
     default:
@@ -357,7 +342,7 @@ extension TemplateRenderer {
     guard let match = regex.firstMatch(in: text, range: NSRange(location: 0, length: nsText.length))
     else {
       if let fallback = call.hash["default"] { return fallback }
-      return .string("Nothing matched \(pattern)")
+      return .string("[ERROR: Nothing matched \(pattern)]")
     }
     if call.params.count > 2 {
       var groups: [TemplateValue] = []
@@ -365,7 +350,8 @@ extension TemplateRenderer {
         let range = match.range(at: group)
         groups.append(.string(range.location == NSNotFound ? "" : nsText.substring(with: range)))
       }
-      variables[call.param(2).text] = .array(groups, json: false)
+      // A list that renders its first group, as WireMock's.
+      variables[call.param(2).text] = .values(groups.map(\.text))
       return .safe("")
     }
     return .string(nsText.substring(with: match.range))
@@ -429,7 +415,7 @@ extension TemplateRenderer {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  private func formData(_ call: Invocation) -> TemplateValue {
+  private mutating func formData(_ call: Invocation) -> TemplateValue {
     var members: [(key: String, value: TemplateValue)] = []
     for pair in call.param(0).text.split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -446,7 +432,8 @@ extension TemplateRenderer {
     }
     let object = TemplateValue.object(members, json: false, caseInsensitive: false)
     if call.params.count > 1 {
-      return object
+      variables[call.param(1).text] = object
+      return .safe("")
     }
     return object
   }
@@ -456,7 +443,8 @@ extension TemplateRenderer {
     let formatter = NumberFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     switch call.param(1).text {
-    case "integer": formatter.numberStyle = .none
+    case "integer":
+      formatter.numberStyle = .decimal
       formatter.maximumFractionDigits = 0
     case "percent": formatter.numberStyle = .percent
     case "currency": formatter.numberStyle = .currency

@@ -32,8 +32,11 @@ extension TemplateRenderer {
     if let offset = call.hash["offset"]?.text {
       date = try Self.offset(date, by: offset)
     }
-    let timeZone = call.hash["timezone"].flatMap { TimeZone(identifier: $0.text) }
-      ?? TimeZone(identifier: "UTC") ?? .current
+    let utc = TimeZone(identifier: "UTC") ?? .current
+    // `timezone` moves `now` only: `date` ignores it (measured on WireMock 2.35.1).
+    let timeZone =
+      name == "now"
+      ? call.hash["timezone"].flatMap { TimeZone(identifier: $0.text) } ?? utc : utc
     let format = call.hash["format"]?.text ?? (name == "dateFormat" ? call.param(1).text : "")
     switch format {
     case "": return name == "now" || name == "date" ? .string(Self.iso8601(date, timeZone)) : .date(date)

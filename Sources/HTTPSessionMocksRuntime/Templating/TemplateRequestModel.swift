@@ -21,7 +21,9 @@ enum TemplateRequestModel {
     let rawQuery = components?.percentEncodedQuery
     let relative = rawQuery.map { path + "?" + $0 } ?? path
     let segments: TemplateValue = .array(
-      path.split(separator: "/").map { .string(String($0)) }, json: false)
+      path.split(separator: "/").map {
+        .string(String($0).removingPercentEncoding ?? String($0))
+      }, json: false)
     var query: [(key: String, value: TemplateValue)] = []
     for pair in (rawQuery ?? "").split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -61,11 +63,13 @@ enum TemplateRequestModel {
     let port = url?.port ?? (scheme == "https" ? 443 : 80)
     let hostText = host.contains(":") ? "[\(host)]" : host
     let baseUrl = scheme + "://" + hostText + (url?.port.map { ":\($0)" } ?? "")
-    let method = (request.httpMethod ?? "GET").uppercased()
+    // WireMock's method is a `RequestMethod`, not text: it renders as its name, but `eq` with
+    // a string is false (measured), as it is for a query parameter's values.
+    let method = TemplateValue.values([(request.httpMethod ?? "GET").uppercased()])
     let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
     let requestLine = TemplateValue.object(
       [
-        ("method", .string(method)), ("scheme", .string(scheme)), ("host", .string(host)),
+        ("method", method), ("scheme", .string(scheme)), ("host", .string(host)),
         ("port", .integer(Int64(port))), ("path", .string(path)), ("pathSegments", segments),
         ("query", queryValue), ("url", .string(relative)), ("baseUrl", .string(baseUrl)),
       ], json: false, caseInsensitive: false)
@@ -77,7 +81,7 @@ enum TemplateRequestModel {
         ("cookies", .object(cookies, json: false, caseInsensitive: false)),
         ("body", .string(body)),
         ("bodyAsBase64", .string((request.httpBody ?? Data()).base64EncodedString())),
-        ("method", .string(method)), ("baseUrl", .string(baseUrl)),
+        ("method", method), ("baseUrl", .string(baseUrl)),
         ("clientIp", .string("127.0.0.1")), ("requestLine", requestLine),
       ], json: false, caseInsensitive: false)
     return .object([("request", model)], json: false, caseInsensitive: false)

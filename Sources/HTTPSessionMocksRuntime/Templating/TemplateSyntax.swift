@@ -64,8 +64,8 @@ struct TemplateParser {
 
   private let bytes: [UInt8]
   private var index = 0
-  /// Set by a tag ending `~}}`: the next text loses its leading whitespace.
-  private var stripNext = false
+  /// Whether the tag just closed ended with `~}}`.
+  private var lastCloseStripped = false
 
   private init(_ text: String) { bytes = Array(text.utf8) }
 
@@ -132,17 +132,11 @@ struct TemplateParser {
   private mutating func nodes(depth: Int) throws(TemplateSyntaxError) -> ([TemplateNode], End) {
     var nodes: [TemplateNode] = []
     var text: [UInt8] = []
-    func flush(trimmingTrailing trim: Bool = false) {
-      if trim { while let last = text.last, Self.isSpace(last) { text.removeLast() } }
+    func flush() {
       if !text.isEmpty { nodes.append(.text(String(decoding: text, as: UTF8.self))) }
       text.removeAll(keepingCapacity: true)
     }
     while index < bytes.count {
-      if stripNext {
-        while let byte = peek(), Self.isSpace(byte) { index += 1 }
-        stripNext = false
-        continue
-      }
       let byte = bytes[index]
       if byte == UInt8(ascii: "\\"), starts(with: "{{", at: index + 1) {
         text += [UInt8(ascii: "{"), UInt8(ascii: "{")]
@@ -160,7 +154,7 @@ struct TemplateParser {
       if triple { index += 1 }
       let stripBefore = peek() == UInt8(ascii: "~")
       if stripBefore { index += 1 }
-      flush(trimmingTrailing: stripBefore)
+      flush()
       if triple {
         let call = try expressionList(depth: depth, start: start)
         try close(triple: true, start: start)
@@ -182,6 +176,7 @@ struct TemplateParser {
         skipSpaces()
         if starts(with: "}}") || starts(with: "~}}") {
           try close(triple: false, start: start)
+          if stripBefore { Self.trimTrailingSpace(&nodes) }
           return (nodes, .else(nil, offset: start))
         }
         nodes.append(.block(try block(depth: depth, start: start, inverted: true)))
@@ -190,6 +185,7 @@ struct TemplateParser {
         skipSpaces()
         let name = try path(start: start)
         try close(triple: false, start: start)
+        if stripBefore { Self.trimTrailingSpace(&nodes) }
         return (nodes, .close(name.source, offset: start))
       case UInt8(ascii: "&"):
         index += 1
@@ -206,6 +202,7 @@ struct TemplateParser {
           skipSpaces()
           if starts(with: "}}") || starts(with: "~}}") {
             try close(triple: false, start: start)
+            if stripBefore { Self.trimTrailingSpace(&nodes) }
             return (nodes, .else(nil, offset: start))
           }
           let call = try expressionList(depth: depth, start: start)
@@ -236,8 +233,23 @@ struct TemplateParser {
     }
     let call = try expressionList(depth: depth, start: start)
     try close(triple: false, start: start)
-    return try blockBody(
+    // Handlebars.java honours `~` only inside a block: `{{#x ~}}` trims the start of the body,
+    // `{{~/x}}` its end (measured on WireMock 2.35.1); elsewhere `~` changes nothing.
+    let stripStart = lastCloseStripped
+    var block = try blockBody(
       call, closing: call.name.source, depth: depth, start: start, inverted: inverted)
+    if stripStart, case .text(let text)? = block.body.first {
+      let trimmed = String(text.drop(while: { $0.isWhitespace }))
+      if trimmed.isEmpty { block.body.removeFirst() } else { block.body[0] = .text(trimmed) }
+    }
+    return block
+  }
+
+  private static func trimTrailingSpace(_ nodes: inout [TemplateNode]) {
+    guard case .text(let text)? = nodes.last else { return }
+    var trimmed = Substring(text)
+    while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
+    if trimmed.isEmpty { nodes.removeLast() } else { nodes[nodes.count - 1] = .text(String(trimmed)) }
   }
 
   /// The body (and inverse) of a block opened by `call`, through its closing tag.
@@ -292,7 +304,6 @@ struct TemplateParser {
         }
         if starts(with: "--~}}") {
           index += 5
-          stripNext = true
           return
         }
       } else {
@@ -302,7 +313,6 @@ struct TemplateParser {
         }
         if starts(with: "~}}") {
           index += 3
-          stripNext = true
           return
         }
       }
@@ -313,10 +323,8 @@ struct TemplateParser {
 
   private mutating func close(triple: Bool, start: Int) throws(TemplateSyntaxError) {
     skipSpaces()
-    if peek() == UInt8(ascii: "~") {
-      index += 1
-      stripNext = true
-    }
+    lastCloseStripped = peek() == UInt8(ascii: "~")
+    if lastCloseStripped { index += 1 }
     if triple {
       guard starts(with: "}}}") else { throw error(expectedClose("}}}"), at: index) }
       index += 3

@@ -11,8 +11,8 @@ indirect enum TemplateValue: Sendable {
   /// Text a block helper rendered: output as it is, never escaped again (Handlebars'
   /// `SafeString`).
   case safe(String)
-  /// A list. `json` lists (from `jsonPath`) render as compact JSON, the others as Java's
-  /// `[a, b]`.
+  /// A list. `json` lists (from `jsonPath`) render as compact JSON; the others (the request's
+  /// path segments) as the path they make, `/a/b`, as WireMock's `pathSegments` does.
   case array([TemplateValue], json: Bool)
   /// An object with its members in order. `json` objects render as Jackson's pretty JSON, the
   /// others as Java's `{a=1, b=2}`; `caseInsensitive` ones (headers) find keys in any case.
@@ -97,7 +97,7 @@ indirect enum TemplateValue: Sendable {
     case .date(let date): return Self.iso8601(date)
     case .array(let values, let json):
       if json { return Self.json(self, pretty: false, indent: 0) }
-      return "[" + values.map(\.text).joined(separator: ", ") + "]"
+      return "/" + values.map(\.text).joined(separator: "/")
     case .object(let members, let json, _):
       if json { return Self.json(self, pretty: true, indent: 0) }
       return "{" + members.map { "\($0.key)=\($0.value.text)" }.joined(separator: ", ") + "}"
