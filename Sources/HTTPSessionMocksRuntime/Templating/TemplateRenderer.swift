@@ -34,6 +34,8 @@ struct TemplateEnvironment: Sendable {
   var random: TemplateRandom
   /// The most bytes a rendering may produce (the response body limit).
   var maxOutputBytes: Int = TemplateRenderer.defaultMaxOutputBytes
+  /// The most steps a rendering may take.
+  var maxSteps: Int = TemplateRenderer.maximumSteps
 }
 
 /// Renders parsed templates: Handlebars.java's semantics for the nodes, WireMock's helpers.
@@ -110,9 +112,9 @@ struct TemplateRenderer {
 
   private mutating func step() throws(TemplateRenderError) {
     steps += 1
-    if steps > Self.maximumSteps {
+    if steps > environment.maxSteps {
       throw TemplateRenderError(
-        message: "the template ran more than \(Self.maximumSteps) steps (a loop over too much?); "
+        message: "the template ran more than \(environment.maxSteps) steps (a loop over too much?); "
           + "it was stopped")
     }
   }
