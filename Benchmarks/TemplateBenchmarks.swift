@@ -23,12 +23,15 @@ extension Scenario {
 
   /// The template of (22): five request fields and a `jsonPath`.
   static let templateBody =
-    #"{"method": "{{request.method}}", "path": "{{request.path}}", "id": "{{request.pathSegments.[1]}}", "# + #""q": "{{request.query.q}}", "user": "{{request.headers.X-User}}", "# + #""name": "{{jsonPath request.body '$.name'}}"}"#
+    #"{"method": "{{request.method}}", "path": "{{request.path}}", "id": "{{request.pathSegments.[1]}}", "#
+    + #""q": "{{request.query.q}}", "user": "{{request.headers.X-User}}", "#
+    + #""name": "{{jsonPath request.body '$.name'}}"}"#
 
   static func templateLoop(_ count: Int, templated: Bool) -> Workload {
     let mock = URLSessionMock()
     let plain = StubResponse.text(
-      #"{"method": "POST", "path": "/users/42", "id": "42", "q": "x", "user": "ada", "name": "Ada"}"#)
+      #"{"method": "POST", "path": "/users/42", "id": "42", "q": "x", "user": "ada", "name": "Ada"}"#
+    )
     mock.stub(.post("/users/{id}"), with: templated ? .text(templateBody).templated() : plain)
     var request = URLRequest(url: URL(string: "https://api.example.com/users/42?q=x")!)
     request.httpMethod = "POST"

@@ -507,7 +507,9 @@ enum WireMockFormat {
 
   /// A mapping's `response`; `notes` gets what is loaded but not as WireMock would answer it
   /// (a transformer this package does not have, a template that does not parse).
-  static func response(_ cursor: JSONCursor, files: BundleFiles, notes templateNotes: inout [String])
+  static func response(
+    _ cursor: JSONCursor, files: BundleFiles, notes templateNotes: inout [String]
+  )
     throws(MockBundleError) -> StubResponse
   {
     try rejectUnknown(cursor, responseMembers, what: "a response")
@@ -613,7 +615,8 @@ enum WireMockFormat {
       if !unknown.isEmpty {
         templateNotes.append(
           "\(cursor.source): \(given.path): the transformer"
-            + (unknown.count == 1 ? " " : "s ") + unknown.map { "\"\($0)\"" }.joined(separator: ", ")
+            + (unknown.count == 1 ? " " : "s ")
+            + unknown.map { "\"\($0)\"" }.joined(separator: ", ")
             + (unknown.count == 1 ? " is a WireMock extension" : " are WireMock extensions")
             + " this package does not have; the mapping answers without "
             + (unknown.count == 1 ? "it" : "them"))

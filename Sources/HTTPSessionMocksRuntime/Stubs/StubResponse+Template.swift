@@ -13,7 +13,7 @@ extension StubResponse {
   ///
   /// Templates read `request` (`url`, `path`, `pathSegments`, `query`, `headers`, `cookies`,
   /// `body`, `method`, `baseUrl`, `requestLine`) and the helpers WireMock 2.35.1 has
-  /// (<doc:ServingWireMockMappings> lists them). `now` reads the mock's clock: on a
+  /// (<doc:WireMockFormat#Response-templating> lists them). `now` reads the mock's clock: on a
   /// ``VirtualClock`` the date is the clock's ``VirtualClock/startDate`` plus the virtual time
   /// that has passed, so it moves only when the test advances the clock; otherwise it is the
   /// wall clock. `randomValue` and `pickRandom` draw from a generator seeded with `seed` and

@@ -390,7 +390,8 @@ public struct StubResponse: Sendable {
     }
     for (name, value) in fields {
       if let problem = HeaderFieldText.valueProblem(value, name: name) {
-        return .invalid("The response template made a header that would split the response: \(problem)")
+        return .invalid(
+          "The response template made a header that would split the response: \(problem)")
       }
     }
     let carriesBody = Self.statusCarriesBody(status)

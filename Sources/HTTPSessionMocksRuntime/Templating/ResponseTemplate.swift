@@ -39,7 +39,9 @@ final class ResponseTemplate: Sendable {
     self.headers = headers.sorted { $0.key < $1.key }.map { ($0.key, Self.parse($0.value)) }
     self.fileName = fileName.map { (Self.parse($0), source) }
     self.seed = seed
-    sources = [body ?? "", fileName ?? ""] + headers.sorted { $0.key < $1.key }.map { $0.key + ":" + $0.value }
+    sources =
+      [body ?? "", fileName ?? ""]
+      + headers.sorted { $0.key < $1.key }.map { $0.key + ":" + $0.value }
   }
 
   static func parse(_ text: String) -> Parsed {

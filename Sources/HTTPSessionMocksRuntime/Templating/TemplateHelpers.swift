@@ -76,17 +76,19 @@ extension TemplateRenderer {
       case .array, .values:
         result = haystack.elements.contains { Self.equal($0.value, needle) }
       default:
-        result = haystack.text.contains(needle.text) && !needle.text.isEmpty
+        result =
+          haystack.text.contains(needle.text) && !needle.text.isEmpty
           || (needle.text.isEmpty && haystack.isTruthy)
       }
       return try decide(result, inverseWhenFalse: false)
     case "matches":
-      let result = Self.regex(call.param(1).text).map { regex in
-        let text = call.param(0).text
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)).map {
-          $0.range.location == 0 && $0.range.length == (text as NSString).length
+      let result =
+        Self.regex(call.param(1).text).map { regex in
+          let text = call.param(0).text
+          return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)).map {
+            $0.range.location == 0 && $0.range.length == (text as NSString).length
+          } ?? false
         } ?? false
-      } ?? false
       return try decide(result, inverseWhenFalse: false)
     case "assign":
       guard let key = call.params.first?.text, !key.isEmpty else {
@@ -133,7 +135,9 @@ extension TemplateRenderer {
       let value = try text(call)
       return .string(value.prefix(1).uppercased() + value.dropFirst())
     case "trim":
-      if let block { return .safe(try body(of: block).trimmingCharacters(in: .whitespacesAndNewlines)) }
+      if let block {
+        return .safe(try body(of: block).trimmingCharacters(in: .whitespacesAndNewlines))
+      }
       return .string(call.param(0).text.trimmingCharacters(in: .whitespacesAndNewlines))
     case "regexExtract":
       return try regexExtract(call)
@@ -164,13 +168,16 @@ extension TemplateRenderer {
       let end = call.params.count > 2 ? Int(call.param(2).number ?? 0) : value.count
       guard start >= 0, end <= value.count, start <= end else {
         throw TemplateRenderError(
-          message: "substring \(start)..\(end) is outside \"\(String(value))\" (\(value.count) characters)")
+          message:
+            "substring \(start)..\(end) is outside \"\(String(value))\" (\(value.count) characters)"
+        )
       }
       return .string(String(value[start..<end]))
     case "join":
       return join(call)
     case "replace":
-      return .string(call.param(0).text.replacingOccurrences(of: call.param(1).text, with: call.param(2).text))
+      return .string(
+        call.param(0).text.replacingOccurrences(of: call.param(1).text, with: call.param(2).text))
     case "defaultIfEmpty":
       return call.param(0).isTruthy && !call.param(0).text.isEmpty ? call.param(0) : call.param(1)
     case "abbreviate":
@@ -203,12 +210,14 @@ extension TemplateRenderer {
       default:
         let left = missing / 2
         return .string(
-          String(repeating: pad, count: left) + value + String(repeating: pad, count: missing - left))
+          String(repeating: pad, count: left) + value
+            + String(repeating: pad, count: missing - left))
       }
     case "yesno":
       let value = call.param(0)
       if case .null = value { return call.hash["maybe"] ?? .string("maybe") }
-      return value.isTruthy ? (call.hash["yes"] ?? .string("yes")) : (call.hash["no"] ?? .string("no"))
+      return value.isTruthy
+        ? (call.hash["yes"] ?? .string("yes")) : (call.hash["no"] ?? .string("no"))
     case "isOdd", "isEven":
       let number = Int64(call.param(0).number ?? 0)
       let odd = number % 2 != 0
@@ -295,7 +304,8 @@ extension TemplateRenderer {
       path = try JSONPath(parsing: expression)
     } catch {
       throw TemplateRenderError(
-        message: "jsonPath: \"\(expression)\" is not a JSONPath this package reads: \(error.reason)")
+        message: "jsonPath: \"\(expression)\" is not a JSONPath this package reads: \(error.reason)"
+      )
     }
     let selected = path.select(in: document)
     if Self.isIndefinite(expression) {
@@ -309,7 +319,8 @@ extension TemplateRenderer {
   /// of indexes or a slice): then `jsonPath` gives a list, as Jayway's JsonPath does.
   static func isIndefinite(_ expression: String) -> Bool {
     expression.contains("*") || expression.contains("..") || expression.contains("?(")
-      || expression.contains(",") || expression.range(of: #"\[-?\d*:"#, options: .regularExpression) != nil
+      || expression.contains(",")
+      || expression.range(of: #"\[-?\d*:"#, options: .regularExpression) != nil
   }
 
   /// A template value as JSON, for `jsonPath` over a value that is not text.
@@ -332,7 +343,9 @@ extension TemplateRenderer {
 
   // MARK: - Text
 
-  private mutating func regexExtract(_ call: Invocation) throws(TemplateRenderError) -> TemplateValue {
+  private mutating func regexExtract(_ call: Invocation) throws(TemplateRenderError)
+    -> TemplateValue
+  {
     let text = call.param(0).text
     let pattern = call.param(1).text
     guard let regex = Self.regex(pattern) else {
@@ -450,9 +463,15 @@ extension TemplateRenderer {
     case "currency": formatter.numberStyle = .currency
     default: formatter.numberStyle = .decimal
     }
-    if let digits = call.hash["maximumFractionDigits"]?.number { formatter.maximumFractionDigits = Int(digits) }
-    if let digits = call.hash["minimumFractionDigits"]?.number { formatter.minimumFractionDigits = Int(digits) }
-    if let grouping = call.hash["groupingUsed"] { formatter.usesGroupingSeparator = grouping.isTruthy }
+    if let digits = call.hash["maximumFractionDigits"]?.number {
+      formatter.maximumFractionDigits = Int(digits)
+    }
+    if let digits = call.hash["minimumFractionDigits"]?.number {
+      formatter.minimumFractionDigits = Int(digits)
+    }
+    if let grouping = call.hash["groupingUsed"] {
+      formatter.usesGroupingSeparator = grouping.isTruthy
+    }
     return .string(formatter.string(from: NSNumber(value: number)) ?? call.param(0).text)
   }
 
@@ -529,7 +548,9 @@ extension TemplateRenderer {
       guard b != 0 else { throw TemplateRenderError(message: "math: division by zero") }
       let factor = pow(10, Double(scaleA))
       let quotient = a / b * factor
-      result = (quotient < 0 ? -(abs(quotient) + 0.5).rounded(.down) : (quotient + 0.5).rounded(.down)) / factor
+      result =
+        (quotient < 0 ? -(abs(quotient) + 0.5).rounded(.down) : (quotient + 0.5).rounded(.down))
+        / factor
       scale = scaleA
     case "%":
       guard b != 0 else { throw TemplateRenderError(message: "math: division by zero") }
@@ -596,7 +617,8 @@ extension TemplateRenderer {
       case "HEXADECIMAL": alphabet = Array("0123456789abcdef")
       case "ALPHANUMERIC_AND_SYMBOLS":
         alphabet = Array(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+        )
       case "ALPHANUMERIC":
         alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
       default:

@@ -14,7 +14,8 @@ extension TemplateRenderer {
     case "parseDate":
       let text = call.param(0).text
       guard let parsed = parse(text, format: call.hash["format"]?.text) else {
-        throw TemplateRenderError(message: "parseDate: \"\(text)\" is not a date this package reads")
+        throw TemplateRenderError(
+          message: "parseDate: \"\(text)\" is not a date this package reads")
       }
       return .date(parsed)
     default:
@@ -39,7 +40,8 @@ extension TemplateRenderer {
       ? call.hash["timezone"].flatMap { TimeZone(identifier: $0.text) } ?? utc : utc
     let format = call.hash["format"]?.text ?? (name == "dateFormat" ? call.param(1).text : "")
     switch format {
-    case "": return name == "now" || name == "date" ? .string(Self.iso8601(date, timeZone)) : .date(date)
+    case "":
+      return name == "now" || name == "date" ? .string(Self.iso8601(date, timeZone)) : .date(date)
     case "epoch": return .integer(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     case "unix": return .integer(Int64(date.timeIntervalSince1970.rounded(.down)))
     default: return .string(formatter(format, timeZone).string(from: date))
@@ -99,20 +101,23 @@ extension TemplateRenderer {
     var index = 0
     while index < parts.count {
       guard let amount = Int(parts[index]) else {
-        throw TemplateRenderError(message: "offset='\(offset)': \"\(parts[index])\" is not a whole number")
+        throw TemplateRenderError(
+          message: "offset='\(offset)': \"\(parts[index])\" is not a whole number")
       }
       var unit = parts[index + 1].lowercased()
       if unit.hasSuffix("s") { unit.removeLast() }
       let component: Calendar.Component
       var value = amount
       switch unit {
-      case "millisecond": component = .nanosecond
+      case "millisecond":
+        component = .nanosecond
         value = amount * 1_000_000
       case "second": component = .second
       case "minute": component = .minute
       case "hour": component = .hour
       case "day": component = .day
-      case "week": component = .day
+      case "week":
+        component = .day
         value = amount * 7
       case "month": component = .month
       case "year": component = .year

@@ -114,7 +114,8 @@ struct TemplateRenderer {
     steps += 1
     if steps > environment.maxSteps {
       throw TemplateRenderError(
-        message: "the template ran more than \(environment.maxSteps) steps (a loop over too much?); "
+        message:
+          "the template ran more than \(environment.maxSteps) steps (a loop over too much?); "
           + "it was stopped")
     }
   }
@@ -239,7 +240,8 @@ struct TemplateRenderer {
 
   /// Renders the block's body, with `context` as `this` when given.
   mutating func body(
-    of block: TemplateBlock, context: TemplateValue? = nil, data frame: [String: TemplateValue]? = nil
+    of block: TemplateBlock, context: TemplateValue? = nil,
+    data frame: [String: TemplateValue]? = nil
   ) throws(TemplateRenderError) -> String {
     if let context { contexts.append(context) }
     if let frame { data.append(frame) }

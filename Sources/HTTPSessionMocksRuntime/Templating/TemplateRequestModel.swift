@@ -39,12 +39,17 @@ enum TemplateRequestModel {
     }
     let queryValue = TemplateValue.object(query, json: false, caseInsensitive: false)
     let fields = request.allHTTPHeaderFields ?? [:]
-    var headers = fields.sorted { $0.key < $1.key }.map { (key: $0.key, value: TemplateValue.values([$0.value])) }
-    if let host = url?.host, !fields.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame }) {
+    var headers = fields.sorted { $0.key < $1.key }.map {
+      (key: $0.key, value: TemplateValue.values([$0.value]))
+    }
+    if let host = url?.host,
+      !fields.keys.contains(where: { $0.caseInsensitiveCompare("Host") == .orderedSame })
+    {
       headers.append(("Host", .values([url?.port.map { "\(host):\($0)" } ?? host])))
     }
     var cookies: [(key: String, value: TemplateValue)] = []
-    if let cookie = fields.first(where: { $0.key.caseInsensitiveCompare("Cookie") == .orderedSame })?.value {
+    if let cookie = fields.first(where: { $0.key.caseInsensitiveCompare("Cookie") == .orderedSame }
+    )?.value {
       for part in cookie.split(separator: ";") {
         let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         let name = pair[0].trimmingCharacters(in: .whitespaces)

@@ -168,7 +168,8 @@ struct TemplateParser {
       case UInt8(ascii: "#"):
         index += 1
         if peek() == UInt8(ascii: ">") || peek() == UInt8(ascii: "*") {
-          throw error("partial blocks and decorators ({{#> }}, {{#* }}) are not supported", at: start)
+          throw error(
+            "partial blocks and decorators ({{#> }}, {{#* }}) are not supported", at: start)
         }
         nodes.append(.block(try block(depth: depth, start: start, inverted: false)))
       case UInt8(ascii: "^"):
@@ -249,7 +250,11 @@ struct TemplateParser {
     guard case .text(let text)? = nodes.last else { return }
     var trimmed = Substring(text)
     while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
-    if trimmed.isEmpty { nodes.removeLast() } else { nodes[nodes.count - 1] = .text(String(trimmed)) }
+    if trimmed.isEmpty {
+      nodes.removeLast()
+    } else {
+      nodes[nodes.count - 1] = .text(String(trimmed))
+    }
   }
 
   /// The body (and inverse) of a block opened by `call`, through its closing tag.
@@ -277,7 +282,8 @@ struct TemplateParser {
           at: offset)
       case .close: break
       case .end:
-        throw error("{{#\(call.name.source)}} is never closed (expected {{/\(closing)}})", at: start)
+        throw error(
+          "{{#\(call.name.source)}} is never closed (expected {{/\(closing)}})", at: start)
       case .else(_, let offset):
         throw error("a second {{else}} in {{#\(call.name.source)}}", at: offset)
       }
@@ -397,7 +403,8 @@ struct TemplateParser {
         throw error("block parameters (as |x|) are not supported; use this and @index", at: index)
       }
       switch try parameter(depth: depth) {
-      case .none: return TemplateCall(name: name, params: params, hash: hash, line: line, column: column)
+      case .none:
+        return TemplateCall(name: name, params: params, hash: hash, line: line, column: column)
       case .expression(let expression):
         guard hash.isEmpty else {
           throw error("a parameter after hash arguments (key=value)", at: index)
@@ -481,7 +488,8 @@ struct TemplateParser {
       text.append(byte)
       index += 1
     }
-    throw error("the string is never closed (expected \(Character(Unicode.Scalar(quote))))", at: start)
+    throw error(
+      "the string is never closed (expected \(Character(Unicode.Scalar(quote))))", at: start)
   }
 
   /// `-?[0-9]+(\.[0-9]+)?` followed by a delimiter, or `nil` (then it is an ID).
@@ -499,8 +507,9 @@ struct TemplateParser {
     }
     if end < bytes.count {
       let next = bytes[end]
-      guard Self.isSpace(next) || next == UInt8(ascii: "}") || next == UInt8(ascii: ")")
-        || next == UInt8(ascii: "~")
+      guard
+        Self.isSpace(next) || next == UInt8(ascii: "}") || next == UInt8(ascii: ")")
+          || next == UInt8(ascii: "~")
       else { return nil }
     }
     let text = String(decoding: bytes[index..<end], as: UTF8.self)
@@ -534,7 +543,9 @@ struct TemplateParser {
         index += 1
         var end = index
         while end < bytes.count, bytes[end] != UInt8(ascii: "]") { end += 1 }
-        guard end < bytes.count else { throw error("the segment [ is never closed (expected ])", at: open) }
+        guard end < bytes.count else {
+          throw error("the segment [ is never closed (expected ])", at: open)
+        }
         path.segments.append(String(decoding: bytes[index..<end], as: UTF8.self))
         index = end + 1
       } else if first, peek() == UInt8(ascii: "."),

@@ -119,7 +119,9 @@ indirect enum TemplateValue: Sendable {
 
   /// Java's `Double.toString`: `7.0`, `0.5`, `1.0E-7`, `1.0E10`.
   static func javaDouble(_ value: Double) -> String {
-    guard value.isFinite else { return value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity") }
+    guard value.isFinite else {
+      return value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity")
+    }
     let magnitude = abs(value)
     if magnitude == 0 { return value.sign == .minus ? "-0.0" : "0.0" }
     if magnitude >= 1e-3 && magnitude < 1e7 {
@@ -160,7 +162,9 @@ indirect enum TemplateValue: Sendable {
     case .date: return "\"\(value.text)\""
     case .array(let values, _):
       if values.isEmpty { return pretty ? "[ ]" : "[]" }
-      if !pretty { return "[" + values.map { json($0, pretty: false, indent: 0) }.joined(separator: ",") + "]" }
+      if !pretty {
+        return "[" + values.map { json($0, pretty: false, indent: 0) }.joined(separator: ",") + "]"
+      }
       return "[ "
         + values.map { json($0, pretty: true, indent: indent + 1) }.joined(separator: ", ") + " ]"
     case .object(let members, _, _):
@@ -171,13 +175,16 @@ indirect enum TemplateValue: Sendable {
         return out
       }
       if !pretty {
-        return "{" + members.map { key($0.key) + ":" + json($0.value, pretty: false, indent: 0) }
+        return "{"
+          + members.map { key($0.key) + ":" + json($0.value, pretty: false, indent: 0) }
           .joined(separator: ",") + "}"
       }
       let inner = String(repeating: "  ", count: indent + 1)
       let outer = String(repeating: "  ", count: indent)
       return "{\n"
-        + members.map { inner + key($0.key) + " : " + json($0.value, pretty: true, indent: indent + 1) }
+        + members.map {
+          inner + key($0.key) + " : " + json($0.value, pretty: true, indent: indent + 1)
+        }
         .joined(separator: ",\n") + "\n" + outer + "}"
     }
   }

@@ -98,7 +98,8 @@ import Testing
     let query = (0..<20).map { _ in "a=1" }.joined(separator: "&")
     await expectReport(containing: "response body limit") {
       await #expect(throws: URLError.self) {
-        _ = try await text(mock, "https://api.test/big?" + query, body: String(repeating: "x", count: 20_000))
+        _ = try await text(
+          mock, "https://api.test/big?" + query, body: String(repeating: "x", count: 20_000))
       }
     }
   }
@@ -130,7 +131,8 @@ import Testing
       bundle.notes.contains {
         $0.contains("bad.json") && $0.contains("response") && $0.contains("line 1, column 1")
       })
-    #expect(bundle.notes.contains { $0.contains("ext.json") && $0.contains("\"body-transformer\"") })
+    #expect(
+      bundle.notes.contains { $0.contains("ext.json") && $0.contains("\"body-transformer\"") })
     let mock = URLSessionMock(bundle: bundle)
     #expect(try await text(mock, "https://api.test/ext") == "plain")
     #expect(try await text(mock, "https://api.test/param") == "hi wm")

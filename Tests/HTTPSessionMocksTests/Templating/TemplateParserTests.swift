@@ -30,8 +30,10 @@ import Testing
 
   @Test func namesUnclosedTagsStringsAndSubexpressions() throws {
     #expect(error("ab {{request.path")?.column == 18)
-    #expect(error("{{jsonPath request.body '$.a}}")?.reason.contains("string is never closed") == true)
-    #expect(error("{{size (jsonPath request.body '$.a'}}")?.reason.contains("subexpression") == true)
+    #expect(
+      error("{{jsonPath request.body '$.a}}")?.reason.contains("string is never closed") == true)
+    #expect(
+      error("{{size (jsonPath request.body '$.a'}}")?.reason.contains("subexpression") == true)
     #expect(error("{{> header}}")?.reason.contains("partials") == true)
     #expect(error("{{!-- never")?.reason.contains("comment is never closed") == true)
     #expect(error("{{else}}")?.reason.contains("outside a block") == true)
@@ -40,7 +42,8 @@ import Testing
   @Test func refusesNestingDeeperThanTheLimit() {
     let deep = String(repeating: "{{#if a}}", count: 100) + String(repeating: "{{/if}}", count: 100)
     #expect(error(deep)?.reason.contains("nest more than") == true)
-    let subexpressions = "{{size " + String(repeating: "(size ", count: 100) + "1"
+    let subexpressions =
+      "{{size " + String(repeating: "(size ", count: 100) + "1"
       + String(repeating: ")", count: 100) + "}}"
     #expect(error(subexpressions)?.reason.contains("nest more than") == true)
   }
