@@ -26,6 +26,11 @@ final class ResponseTemplate: Sendable {
   let parameters: TemplateValue
   /// The template sources, for comparing responses and writing them back.
   let sources: [String]
+  /// The members of `request` the templates read (`nil`: all of them, when one reads the
+  /// whole model or a body file is a template too).
+  let fields: Set<String>?
+  /// Parsed JSONPath expressions, shared by the renderings.
+  let paths = JSONPathCache()
   /// How many answers were rendered: each draws its random values from the seed and this
   /// count, so that a replayed test gets the same values in the same order.
   private let renders = Locked<UInt64>(0)
@@ -39,9 +44,65 @@ final class ResponseTemplate: Sendable {
     self.headers = headers.sorted { $0.key < $1.key }.map { ($0.key, Self.parse($0.value)) }
     self.fileName = fileName.map { (Self.parse($0), source) }
     self.seed = seed
+    var fields: Set<String>? = []
+    var parts: [Parsed] = self.headers.map(\.template)
+    if let body = self.body { parts.append(body) }
+    if let name = self.fileName?.template { parts.append(name) }
+    for case .success(let nodes) in parts { Self.collect(nodes, into: &fields) }
+    // A body file, or a stored body, is parsed per request: its references are unknown.
+    if fileName != nil || body == nil { fields = nil }
+    self.fields = fields
     sources =
       [body ?? "", fileName ?? ""]
       + headers.sorted { $0.key < $1.key }.map { $0.key + ":" + $0.value }
+  }
+
+  /// Adds the members of `request` that `nodes` read to `fields`; `nil` when a path reads the
+  /// whole model (`this`, `request`, `../`, or a data variable).
+  private static func collect(_ nodes: [TemplateNode], into fields: inout Set<String>?) {
+    func path(_ path: TemplatePath) {
+      if path.isData { return }
+      guard let first = path.segments.first else {
+        fields = nil
+        return
+      }
+      guard first == "request" else { return }
+      guard path.segments.count > 1 else {
+        fields = nil
+        return
+      }
+      fields?.insert(path.segments[1])
+    }
+    func expression(_ expression: TemplateExpression) {
+      switch expression {
+      case .path(let value): path(value)
+      case .literal: break
+      case .call(let call): calling(call)
+      }
+    }
+    func calling(_ call: TemplateCall) {
+      call.params.forEach(expression)
+      for pair in call.hash { expression(pair.value) }
+    }
+    for node in nodes {
+      guard fields != nil else { return }
+      switch node {
+      case .text: break
+      case .output(let value, _, _, _): expression(value)
+      case .block(let block):
+        // Inside a block, `this` may be anything: only the root context is the model.
+        if block.call.name.source != "if" && block.call.name.source != "unless"
+          && block.call.name.source != "each" && block.call.name.source != "assign"
+          && !TemplateRenderer.helperNames.contains(block.call.name.source)
+        {
+          fields = nil
+          return
+        }
+        calling(block.call)
+        collect(block.body, into: &fields)
+        collect(block.inverse, into: &fields)
+      }
+    }
   }
 
   static func parse(_ text: String) -> Parsed {
@@ -85,8 +146,8 @@ final class ResponseTemplate: Sendable {
     }
     var environment = TemplateEnvironment(
       now: now, random: TemplateRandom(seed: seed &+ count &* 0x9E37_79B9_7F4A_7C15),
-      maxOutputBytes: maxOutputBytes)
-    var context = TemplateRequestModel.context(for: request)
+      maxOutputBytes: maxOutputBytes, paths: paths)
+    var context = TemplateRequestModel.context(for: request, fields: fields)
     if case .object(var members, let json, let insensitive) = context, case .object = parameters {
       members.append(("parameters", parameters))
       context = .object(members, json: json, caseInsensitive: insensitive)
@@ -162,5 +223,19 @@ final class ResponseTemplate: Sendable {
         ?? bundle.bundleURL.appendingPathComponent(name)
       return try? Data(contentsOf: url)
     }
+  }
+}
+
+/// JSONPath expressions parsed once and shared by the renderings of a template.
+final class JSONPathCache: Sendable {
+  private let paths = Locked<[String: JSONPath]>([:])
+
+  func path(_ expression: String) throws(JSONPath.SyntaxError) -> JSONPath {
+    if let cached = paths.withLock({ $0[expression] }) { return cached }
+    let parsed = try JSONPath(parsing: expression)
+    paths.withLock { cache in
+      if cache.count < 256 { cache[expression] = parsed }
+    }
+    return parsed
   }
 }

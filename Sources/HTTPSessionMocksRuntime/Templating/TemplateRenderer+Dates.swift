@@ -44,7 +44,12 @@ extension TemplateRenderer {
       return name == "now" || name == "date" ? .string(Self.iso8601(date, timeZone)) : .date(date)
     case "epoch": return .integer(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     case "unix": return .integer(Int64(date.timeIntervalSince1970.rounded(.down)))
-    default: return .string(formatter(format, timeZone).string(from: date))
+    default:
+      guard format.utf8.allSatisfy({ $0 < 0x80 }) else {
+        throw TemplateRenderError(
+          message: "\(name): format='\(format)' is not a date pattern of ASCII letters")
+      }
+      return .string(formatter(format, timeZone).string(from: date))
     }
   }
 
@@ -68,6 +73,10 @@ extension TemplateRenderer {
   }
 
   private mutating func parse(_ text: String, format: String?) -> Date? {
+    // corelibs' DateFormatter traps on some text that is not ASCII ("Incorrect range", found by
+    // the template fuzz target); dates in the POSIX locale are ASCII, so other text is no date.
+    guard text.utf8.allSatisfy({ $0 < 0x80 }), format?.utf8.allSatisfy({ $0 < 0x80 }) ?? true
+    else { return nil }
     let utc = TimeZone(identifier: "UTC") ?? .current
     if let format {
       switch format {

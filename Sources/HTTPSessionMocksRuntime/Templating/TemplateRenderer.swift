@@ -36,6 +36,8 @@ struct TemplateEnvironment: Sendable {
   var maxOutputBytes: Int = TemplateRenderer.defaultMaxOutputBytes
   /// The most steps a rendering may take.
   var maxSteps: Int = TemplateRenderer.maximumSteps
+  /// Where parsed JSONPath expressions are kept between renderings.
+  var paths: JSONPathCache? = nil
 }
 
 /// Renders parsed templates: Handlebars.java's semantics for the nodes, WireMock's helpers.

@@ -13,7 +13,10 @@ import Foundation
 /// the server's own address (the server gives the mock `http://HOST:PORT/...`), injected it is
 /// where the code under test sent the request.
 enum TemplateRequestModel {
-  static func context(for request: URLRequest) -> TemplateValue {
+  /// The model of `request`; with `fields`, only those members of `request` are made (the
+  /// others read as nothing), so a template pays only for what it reads.
+  static func context(for request: URLRequest, fields: Set<String>? = nil) -> TemplateValue {
+    func wants(_ name: String) -> Bool { fields?.contains(name) ?? true }
     let url = request.url
     let components = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
     var path = components?.percentEncodedPath ?? ""
@@ -25,7 +28,8 @@ enum TemplateRequestModel {
         .string(String($0).removingPercentEncoding ?? String($0))
       }, json: false)
     var query: [(key: String, value: TemplateValue)] = []
-    for pair in (rawQuery ?? "").split(separator: "&") {
+    let needsQuery = wants("query") || wants("requestLine")
+    for pair in (needsQuery ? rawQuery ?? "" : "").split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let key = decode(String(parts[0]))
       let value = parts.count > 1 ? decode(String(parts[1])) : ""
@@ -38,7 +42,8 @@ enum TemplateRequestModel {
       }
     }
     let queryValue = TemplateValue.object(query, json: false, caseInsensitive: false)
-    let fields = request.allHTTPHeaderFields ?? [:]
+    let fields =
+      wants("headers") || wants("cookies") ? request.allHTTPHeaderFields ?? [:] : [:]
     var headers = fields.sorted { $0.key < $1.key }.map {
       (key: $0.key, value: TemplateValue.values([$0.value]))
     }
@@ -71,7 +76,7 @@ enum TemplateRequestModel {
     // WireMock's method is a `RequestMethod`, not text: it renders as its name, but `eq` with
     // a string is false (measured), as it is for a query parameter's values.
     let method = TemplateValue.values([(request.httpMethod ?? "GET").uppercased()])
-    let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+    let body = wants("body") ? String(decoding: request.httpBody ?? Data(), as: UTF8.self) : ""
     let requestLine = TemplateValue.object(
       [
         ("method", method), ("scheme", .string(scheme)), ("host", .string(host)),
@@ -85,7 +90,10 @@ enum TemplateRequestModel {
         ("headers", .object(headers, json: false, caseInsensitive: true)),
         ("cookies", .object(cookies, json: false, caseInsensitive: false)),
         ("body", .string(body)),
-        ("bodyAsBase64", .string((request.httpBody ?? Data()).base64EncodedString())),
+        (
+          "bodyAsBase64",
+          .string(wants("bodyAsBase64") ? (request.httpBody ?? Data()).base64EncodedString() : "")
+        ),
         ("method", method), ("baseUrl", .string(baseUrl)),
         ("clientIp", .string("127.0.0.1")), ("requestLine", requestLine),
       ], json: false, caseInsensitive: false)

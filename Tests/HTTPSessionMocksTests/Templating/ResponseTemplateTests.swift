@@ -153,6 +153,16 @@ import Testing
     #expect(try await text(global, "https://api.test/g") == #"{"path":"/g"}"#)
   }
 
+  /// Found by the template fuzz target: corelibs' DateFormatter trapped reading this date.
+  @Test func aDateThatIsNotASCIIIsNoDate() async throws {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/d"), with: .text("{{parseDate '2\u{65D}\u{FFFD}020-01-02T03:04:05Z'}}").templated())
+    await expectReport(containing: "is not a date") {
+      await #expect(throws: URLError.self) { _ = try await text(mock, "https://api.test/d") }
+    }
+  }
+
   @Test func escapingIsHandlebarsJavas() {
     #expect(TemplateRenderer.escape("&<>\"'`=x") == "&amp;&lt;&gt;&quot;&#x27;&#x60;&#x3D;x")
   }
