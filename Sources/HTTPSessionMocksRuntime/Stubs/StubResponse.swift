@@ -395,8 +395,20 @@ public struct StubResponse: Sendable {
       }
     }
     let carriesBody = Self.statusCarriesBody(status)
-    let response = makeResponse(
-      for: url, status: status, headers: fields, length: carriesBody ? body.count : nil)
+    if carriesBody,
+      !fields.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })
+    {
+      fields["Content-Length"] = String(body.count)
+    }
+    let response: URLResponse?
+    if let cached = template.lastResponse.withLock({ $0 }), cached.url == url,
+      cached.status == status, cached.fields == fields
+    {
+      response = cached.response
+    } else {
+      response = makeResponse(for: url, status: status, headers: fields, length: nil)
+      template.lastResponse.withLock { $0 = (url, status, fields, response) }
+    }
     return .answer(
       Answer(data: isHead || !carriesBody ? Data() : body, response: response, error: nil))
   }

@@ -31,6 +31,11 @@ final class ResponseTemplate: Sendable {
   let fields: Set<String>?
   /// Parsed JSONPath expressions, shared by the renderings.
   let paths = JSONPathCache()
+  /// The response last made, reused while the URL, status and headers stay the same
+  /// (`HTTPURLResponse` is immutable, and costly to make).
+  let lastResponse = Locked<
+    (url: URL, status: Int, fields: [String: String], response: URLResponse?)?
+  >(nil)
   /// How many answers were rendered: each draws its random values from the seed and this
   /// count, so that a replayed test gets the same values in the same order.
   private let renders = Locked<UInt64>(0)

@@ -324,9 +324,17 @@ extension TemplateRenderer {
   /// Whether a JSONPath may select several values (a wildcard, a deep scan, a filter, a list
   /// of indexes or a slice): then `jsonPath` gives a list, as Jayway's JsonPath does.
   static func isIndefinite(_ expression: String) -> Bool {
-    expression.contains("*") || expression.contains("..") || expression.contains("?(")
-      || expression.contains(",")
-      || expression.range(of: #"\[-?\d*:"#, options: .regularExpression) != nil
+    let bytes = Array(expression.utf8)
+    for (index, byte) in bytes.enumerated() {
+      switch byte {
+      case UInt8(ascii: "*"), UInt8(ascii: ","), UInt8(ascii: "?"), UInt8(ascii: ":"):
+        return true
+      case UInt8(ascii: "."):
+        if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ".") { return true }
+      default: break
+      }
+    }
+    return false
   }
 
   /// A template value as JSON, for `jsonPath` over a value that is not text.
@@ -414,6 +422,8 @@ extension TemplateRenderer {
 
   /// Java's `URLDecoder.decode(text, UTF-8)`: `+` is a space, `%XX` a byte.
   static func formDecode(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") })
+    else { return text }
     var bytes: [UInt8] = []
     let source = Array(text.utf8)
     var index = 0

@@ -18,14 +18,16 @@ enum TemplateRequestModel {
   static func context(for request: URLRequest, fields: Set<String>? = nil) -> TemplateValue {
     func wants(_ name: String) -> Bool { fields?.contains(name) ?? true }
     let url = request.url
-    let components = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
-    var path = components?.percentEncodedPath ?? ""
+    var path = url?.path(percentEncoded: true) ?? ""
     if path.isEmpty { path = "/" }
-    let rawQuery = components?.percentEncodedQuery
+    let rawQuery = url?.query(percentEncoded: true)
     let relative = rawQuery.map { path + "?" + $0 } ?? path
     let segments: TemplateValue = .array(
       path.split(separator: "/").map {
-        .string(String($0).removingPercentEncoding ?? String($0))
+        let segment = String($0)
+        return .string(
+          RequestFacts.containsEscape(segment)
+            ? segment.removingPercentEncoding ?? segment : segment)
       }, json: false)
     var query: [(key: String, value: TemplateValue)] = []
     let needsQuery = wants("query") || wants("requestLine")
