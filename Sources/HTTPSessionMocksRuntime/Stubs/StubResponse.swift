@@ -396,7 +396,7 @@ public struct StubResponse: Sendable {
     }
     let carriesBody = Self.statusCarriesBody(status)
     if carriesBody,
-      !fields.keys.contains(where: { $0.caseInsensitiveCompare("Content-Length") == .orderedSame })
+      !fields.keys.contains(where: { $0.utf8.count == 14 && $0.lowercased() == "content-length" })
     {
       fields["Content-Length"] = String(body.count)
     }

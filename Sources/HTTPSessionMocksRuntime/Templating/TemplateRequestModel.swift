@@ -79,12 +79,15 @@ enum TemplateRequestModel {
     // a string is false (measured), as it is for a query parameter's values.
     let method = TemplateValue.values([(request.httpMethod ?? "GET").uppercased()])
     let body = wants("body") ? String(decoding: request.httpBody ?? Data(), as: UTF8.self) : ""
-    let requestLine = TemplateValue.object(
-      [
-        ("method", method), ("scheme", .string(scheme)), ("host", .string(host)),
-        ("port", .integer(Int64(port))), ("path", .string(path)), ("pathSegments", segments),
-        ("query", queryValue), ("url", .string(relative)), ("baseUrl", .string(baseUrl)),
-      ], json: false, caseInsensitive: false)
+    let requestLine: TemplateValue =
+      !wants("requestLine")
+      ? .null
+      : .object(
+        [
+          ("method", method), ("scheme", .string(scheme)), ("host", .string(host)),
+          ("port", .integer(Int64(port))), ("path", .string(path)), ("pathSegments", segments),
+          ("query", queryValue), ("url", .string(relative)), ("baseUrl", .string(baseUrl)),
+        ], json: false, caseInsensitive: false)
     let model = TemplateValue.object(
       [
         ("url", .string(relative)), ("path", .string(path)), ("pathSegments", segments),
