@@ -164,8 +164,8 @@ extension TemplateRenderer {
       return try math(call)
     case "substring":
       let value = Array(call.param(0).text)
-      let start = Int(call.param(1).number ?? 0)
-      let end = call.params.count > 2 ? Int(call.param(2).number ?? 0) : value.count
+      let start = Self.whole(call.param(1).number, 0)
+      let end = call.params.count > 2 ? Self.whole(call.param(2).number, 0) : value.count
       guard start >= 0, end <= value.count, start <= end else {
         throw TemplateRenderError(
           message:
@@ -182,7 +182,7 @@ extension TemplateRenderer {
       return call.param(0).isTruthy && !call.param(0).text.isEmpty ? call.param(0) : call.param(1)
     case "abbreviate":
       let value = call.param(0).text
-      let width = Int(call.param(1).number ?? 0)
+      let width = Self.whole(call.param(1).number, 0)
       guard width >= 4 else {
         throw TemplateRenderError(message: "abbreviate needs a width of 4 or more")
       }
@@ -201,7 +201,7 @@ extension TemplateRenderer {
       return .string(words.joined(separator: "-"))
     case "rjust", "ljust", "center":
       let value = call.param(0).text
-      let size = Int(call.hash["size"]?.number ?? call.param(1).number ?? 0)
+      let size = min(Self.whole(call.hash["size"]?.number ?? call.param(1).number, 0), 1 << 20)
       let pad = call.hash["pad"]?.text.first.map(String.init) ?? " "
       let missing = max(0, size - value.count)
       switch name {
@@ -219,7 +219,7 @@ extension TemplateRenderer {
       return value.isTruthy
         ? (call.hash["yes"] ?? .string("yes")) : (call.hash["no"] ?? .string("no"))
     case "isOdd", "isEven":
-      let number = Int64(call.param(0).number ?? 0)
+      let number = Self.whole(call.param(0).number, 0)
       let odd = number % 2 != 0
       // Handlebars.java's NumberHelpers answer "odd" or "even" (or nothing), block or not.
       if name == "isOdd" { return .string(odd ? "odd" : "") }
@@ -239,6 +239,13 @@ extension TemplateRenderer {
   private mutating func text(_ call: Invocation) throws(TemplateRenderError) -> String {
     if let block = call.block { return try body(of: block) }
     return call.param(0).text
+  }
+
+  /// A whole number from a template's number: truncated and clamped to ±2³¹, so that no
+  /// conversion traps; `fallback` when there is none (or it is not finite).
+  static func whole(_ value: Double?, _ fallback: Int) -> Int {
+    guard let value, value.isFinite else { return fallback }
+    return Int(max(-2_147_483_648, min(2_147_483_647, value.rounded(.towardZero))))
   }
 
   // MARK: - Comparisons
@@ -480,10 +487,10 @@ extension TemplateRenderer {
     default: formatter.numberStyle = .decimal
     }
     if let digits = call.hash["maximumFractionDigits"]?.number {
-      formatter.maximumFractionDigits = Int(digits)
+      formatter.maximumFractionDigits = max(0, min(Self.whole(digits, 0), 40))
     }
     if let digits = call.hash["minimumFractionDigits"]?.number {
-      formatter.minimumFractionDigits = Int(digits)
+      formatter.minimumFractionDigits = max(0, min(Self.whole(digits, 0), 40))
     }
     if let grouping = call.hash["groupingUsed"] {
       formatter.usesGroupingSeparator = grouping.isTruthy
@@ -515,7 +522,7 @@ extension TemplateRenderer {
       let argument = next < arguments.count ? arguments[next] : .null
       next += 1
       switch conversion {
-      case "d": out += String(Int64(argument.number ?? 0))
+      case "d": out += String(Self.whole(argument.number, 0))
       case "f":
         let precision = spec.split(separator: ".").last.flatMap { Int($0) } ?? 6
         out += String(format: "%.\(min(precision, 20))f", argument.number ?? 0)
@@ -599,8 +606,8 @@ extension TemplateRenderer {
       }
       return options[environment.random.below(options.count)]
     case "randomInt":
-      let lower = Int64(call.hash["lower"]?.number ?? Double(Int32.min))
-      let upper = Int64(call.hash["upper"]?.number ?? Double(Int32.max))
+      let lower = Int64(Self.whole(call.hash["lower"]?.number, Int(Int32.min)))
+      let upper = Int64(Self.whole(call.hash["upper"]?.number, Int(Int32.max)))
       guard upper > lower else { return .integer(lower) }
       let span = UInt64(upper - lower)
       return .integer(lower + Int64(environment.random.next() % span))
@@ -611,7 +618,7 @@ extension TemplateRenderer {
       return .double(lower + (upper - lower) * unit)
     default:
       let type = call.hash["type"]?.text.uppercased() ?? "ALPHANUMERIC"
-      let length = Int(call.hash["length"]?.number ?? 36)
+      let length = Self.whole(call.hash["length"]?.number, 36)
       guard length >= 0, length <= 1 << 20 else {
         throw TemplateRenderError(message: "randomValue length=\(length) is out of range")
       }

@@ -42,8 +42,12 @@ extension TemplateRenderer {
     switch format {
     case "":
       return name == "now" || name == "date" ? .string(Self.iso8601(date, timeZone)) : .date(date)
-    case "epoch": return .integer(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
-    case "unix": return .integer(Int64(date.timeIntervalSince1970.rounded(.down)))
+    case "epoch", "unix":
+      let seconds = date.timeIntervalSince1970
+      guard seconds.isFinite, abs(seconds) < 9e12 else {
+        throw TemplateRenderError(message: "\(name): the date is outside the years a clock reads")
+      }
+      return .integer(Int64((format == "epoch" ? seconds * 1000 : seconds).rounded(.down)))
     default:
       guard format.utf8.allSatisfy({ $0 < 0x80 }) else {
         throw TemplateRenderError(
@@ -80,8 +84,9 @@ extension TemplateRenderer {
     let utc = TimeZone(identifier: "UTC") ?? .current
     if let format {
       switch format {
-      case "epoch": return Double(text).map { Date(timeIntervalSince1970: $0 / 1000) }
-      case "unix": return Double(text).map { Date(timeIntervalSince1970: $0) }
+      case "epoch", "unix":
+        guard let value = Double(text), value.isFinite, abs(value) < 9e15 else { return nil }
+        return Date(timeIntervalSince1970: format == "epoch" ? value / 1000 : value)
       default: return formatter(format, utc).date(from: text)
       }
     }
@@ -109,9 +114,10 @@ extension TemplateRenderer {
     var result = date
     var index = 0
     while index < parts.count {
-      guard let amount = Int(parts[index]) else {
+      guard let amount = Int(parts[index]), abs(amount) <= 1_000_000 else {
         throw TemplateRenderError(
-          message: "offset='\(offset)': \"\(parts[index])\" is not a whole number")
+          message:
+            "offset='\(offset)': \"\(parts[index])\" is not a whole number of at most 1000000")
       }
       var unit = parts[index + 1].lowercased()
       if unit.hasSuffix("s") { unit.removeLast() }

@@ -163,6 +163,32 @@ import Testing
     }
   }
 
+  /// Found by the template fuzz target: a number too large for an `Int` trapped converting.
+  @Test func hugeNumbersInHelpersDoNotTrap() async throws {
+    let huge = String(repeating: "9", count: 40)
+    let failing = [
+      ("{{substring 'abc' \(huge)}}", "substring"),
+      ("{{date (parseDate '\(huge)' format='epoch') format='epoch'}}", "is not a date"),
+      ("{{randomValue length=\(huge)}}", "randomValue length=2147483647 is out of range"),
+    ]
+    for (index, (template, report)) in failing.enumerated() {
+      let mock = URLSessionMock()
+      mock.stub(.get("/n\(index)"), with: .text(template).templated())
+      await expectReport(containing: report) {
+        await #expect(throws: URLError.self) {
+          _ = try await text(mock, "https://api.test/n\(index)")
+        }
+      }
+    }
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/m"),
+      with: .text(
+        "{{randomInt lower=-\(huge) upper=\(huge)}}|{{rjust 'x' \(huge) pad='-'}}|{{isOdd \(huge)}}"
+      ).templated())
+    #expect(try await text(mock, "https://api.test/m").hasSuffix("-x|odd"))
+  }
+
   @Test func escapingIsHandlebarsJavas() {
     #expect(TemplateRenderer.escape("&<>\"'`=x") == "&amp;&lt;&gt;&quot;&#x27;&#x60;&#x3D;x")
   }
