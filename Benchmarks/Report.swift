@@ -120,6 +120,11 @@ struct Report: Sendable {
       Goal(
         label: "(21) websocket-messages within 3× of asyncstream-messages", value: messages,
         figure: times(messages), met: messages <= 3))
+    let templated = median("stub-templated") / median("stub-untemplated")
+    goals.append(
+      Goal(
+        label: "(30) stub-templated within 3× of stub-untemplated", value: templated,
+        figure: times(templated), met: templated <= 3))
     // The memory goals are judged on the full run's large recording: in a quick run the
     // recording is small, and the runtime's own resident memory makes up most of the figure.
     guard !quick else { return goals.filter { !$0.value.isNaN } }

@@ -127,6 +127,7 @@ extension Scenario {
       }
       + harScenarios(quick: quick)
       + streamScenarios(quick: quick)
+      + templateScenarios(quick: quick)
   }
 
   /// The stub that answers in the 1,000-stub scenarios: the middle one.

@@ -25,6 +25,7 @@ let usage = """
                      [--journal N] [--no-admin] [--skip-unreadable]
          stub-server --root-dir DIR [--port N] [--bind-address H] [--verbose]
                      [--no-request-journal | --max-request-journal-entries N]
+                     [--global-response-templating | --local-response-templating]
          stub-server --directory DIR [--port N] [--host H] [--journal N]
 
   Serves the stubs of BUNDLE over HTTP on the loopback interface: a WireMock root (a
@@ -70,6 +71,12 @@ let usage = """
                      keep no requests (the same as --journal 0)
     --max-request-journal-entries N
                      the same as --journal N
+    --global-response-templating
+                     read every response as a Handlebars template, as WireMock does with
+                     this flag (without it, mappings with "transformers":
+                     ["response-template"] are templated, as in WireMock 3)
+    --local-response-templating
+                     accepted: mappings that name the transformer are always templated
     --verbose        accepted; every request is logged to standard output anyway
     -h, --help       show this help
 
@@ -139,6 +146,8 @@ struct Options {
   /// Whether a WireMock root's unreadable mapping files are named and left out
   /// (`--skip-unreadable`) rather than refusing the root.
   var skipUnreadable = false
+  /// `--global-response-templating`: every response is a template.
+  var globalTemplating = false
 }
 
 /// `text` as an origin: an http or https URL with a host and no path beyond `/`, no query.
@@ -178,8 +187,10 @@ func parse(_ arguments: [String]) -> Options {
       options.host = value(of: name, inline: inline)
     case "--no-admin":
       options.admin = false
-    case "--verbose":
+    case "--verbose", "--local-response-templating":
       break
+    case "--global-response-templating":
+      options.globalTemplating = true
     case "--no-request-journal":
       options.limits.maxJournalExchanges = 0
       options.journalDisabled = true
@@ -302,6 +313,16 @@ if let path = options.bundle {
       ? "" : " (to serve the root's other mappings, leaving this file out, add --skip-unreadable)"
     fail("cannot read the bundle: \(error)\(hint)")
   }
+  if options.globalTemplating {
+    bundle = bundle?.templatingEveryResponse()
+    rootMappings = rootMappings.map {
+      var mapping = $0
+      mapping.entry = mapping.entry.templatingEveryResponse()
+      return mapping
+    }
+  }
+  // Loaded, but not as WireMock would answer: the mock says so once per mapping as it loads
+  // it (a warning on standard error), never refusing the root.
 }
 
 // The mock speaks to a command-line user: it names the bundle's file and entries, never this

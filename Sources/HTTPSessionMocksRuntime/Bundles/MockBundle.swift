@@ -51,9 +51,11 @@ public struct MockBundle: Sendable, Equatable {
     public internal(set) var origin: String
     /// A response built by a closure: usable in this process, never stored in a file.
     var dynamic: DynamicResponse? = nil
-    /// What a mock that loads the entry says once, as a warning: parts of the file it read but
-    /// does not act on (a WireMock mapping's `postServeActions`).
-    var loadNotes: [String] = []
+    /// What was loaded but will not answer as the file's own tool would (see
+    /// ``MockBundle/notes``): a WireMock mapping's `postServeActions`, a transformer this
+    /// package does not have, a template that does not parse. A mock that loads the entry says
+    /// each once, as a warning.
+    package var notes: [String] = []
 
     /// Whether the entry builds its response with a closure (``MockBundle/stub(_:times:whenState:willSetState:fileID:filePath:line:column:respond:)``),
     /// which no file can store.

@@ -111,7 +111,7 @@ extension URLSessionMock {
     // Released here, outside the lock: a response closure's captures may run code in deinit.
     withExtendedLifetime(removed) {}
     for (_, entry, matcher) in prepared {
-      for note in entry.loadNotes {
+      for note in entry.notes {
         core.reporter.warn("The stub \(entry.label): \(note)", at: site)
       }
       let problems = matcher.problems

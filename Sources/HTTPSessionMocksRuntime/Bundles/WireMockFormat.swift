@@ -111,10 +111,6 @@ enum WireMockFormat {
     "matchesJsonSchema": "JSON schema matching (matchesJsonSchema) is not supported",
     "multipartPatterns": "multipart matching (multipartPatterns) is not supported",
     "customMatcher": "custom matchers (customMatcher) are Java extensions and cannot be read",
-    "transformers":
-      "response templating (transformers, such as \"response-template\") is not supported yet",
-    "transformerParameters":
-      "response templating (transformerParameters) is not supported yet",
     "before": "date-time matching (before) is not supported",
     "after": "date-time matching (after) is not supported",
     "equalToDateTime": "date-time matching (equalToDateTime) is not supported",
@@ -247,8 +243,9 @@ enum WireMockFormat {
     }
     let name = try cursor.optionalString("name")
     let matcher = try request(try cursor.required("request", "the request to match"))
+    var notes: [String] = []
     let response = try self.response(
-      try cursor.required("response", "what to answer"), files: files)
+      try cursor.required("response", "what to answer"), files: files, notes: &notes)
     var priority: Int?
     if let given = try cursor.optional("priority"), !given.isNull {
       priority = try given.integer()
@@ -269,13 +266,13 @@ enum WireMockFormat {
     }
     _ = try cursor.optional("persistent")?.bool()
     let label = name.map { "\(origin) (\($0))" } ?? origin
-    let notes = try postServeActions(cursor, source: files.source)
+    notes += try postServeActions(cursor, source: files.source)
     var entry = MockBundle.Entry(
       matcher: matcher, responses: [response], times: nil, whenState: required,
       willSetState: next, origin: label)
     entry.scenario = scenario
     entry.priority = priority
-    entry.loadNotes = notes
+    entry.notes = notes
     return WireMockMapping(id: id ?? UUID(), name: name, entry: entry, metadata: metadata)
   }
 
@@ -551,8 +548,12 @@ enum WireMockFormat {
 
   // MARK: - Reading a response
 
-  static func response(_ cursor: JSONCursor, files: BundleFiles) throws(MockBundleError)
-    -> StubResponse
+  /// A mapping's `response`; `notes` gets what is loaded but not as WireMock would answer it
+  /// (a transformer this package does not have, a template that does not parse).
+  static func response(
+    _ cursor: JSONCursor, files: BundleFiles, notes templateNotes: inout [String]
+  )
+    throws(MockBundleError) -> StubResponse
   {
     try rejectUnknown(cursor, responseMembers, what: "a response")
     let keys = Set(try cursor.keys())
@@ -568,6 +569,8 @@ enum WireMockFormat {
     if bodyKeys.count > 1 {
       throw cursor.fail("has several bodies (\(bodyKeys.joined(separator: ", "))); give one")
     }
+    let templating = try transformers(cursor, notes: &templateNotes)
+    var templatedFile: (name: String, cursor: JSONCursor)?
     var body = StubResponse.Body.empty
     if let given = try cursor.optional("body") {
       // WireMock reads `body` as a string and takes a scalar's JSON text as it is written
@@ -591,9 +594,23 @@ enum WireMockFormat {
       body = .data(data)
     } else if let given = try cursor.optional("bodyFileName") {
       let path = try given.string()
-      body = .stored(path: path, data: try files.read(path, at: given))
+      if path.contains("{{") {
+        // A templated name: the file is chosen, and read, for each request (see §Templating).
+        templatedFile = (path, given)
+      } else {
+        body = .stored(path: path, data: try files.read(path, at: given))
+      }
     }
     var response = head.applied(to: StubResponse(.http(body, status: status, headers: head.fields)))
+    if templating.enabled || templatedFile != nil {
+      response = response.templated(
+        fileName: templatedFile?.name, folder: files.folder, parameters: templating.parameters)
+      if let problem = response.template?.problem {
+        templateNotes.append(
+          "\(cursor.source): \(cursor.path.isEmpty ? "response" : cursor.path): \(problem); the "
+            + "mapping is loaded and a request it answers fails with this report, as in WireMock")
+      }
+    }
     if let given = try cursor.optional("fault"), !given.isNull {
       let name = try given.string()
       guard let fault = StubResponse.Fault(rawValue: name) else {
@@ -629,6 +646,41 @@ enum WireMockFormat {
       }
     }
     return response
+  }
+
+  /// The mapping's `transformers` (a list of names) and `transformerParameters` (an object):
+  /// whether `response-template` is among them, the parameters templates read as
+  /// `parameters`, and a note for each name this package does not have.
+  private static func transformers(_ cursor: JSONCursor, notes templateNotes: inout [String])
+    throws(MockBundleError) -> (enabled: Bool, parameters: JSONValue?)
+  {
+    var enabled = false
+    if let given = try cursor.optional("transformers"), !given.isNull {
+      var unknown: [String] = []
+      for element in try given.elements() {
+        let name = try element.string()
+        if name == "response-template" {
+          enabled = true
+        } else {
+          unknown.append(name)
+        }
+      }
+      if !unknown.isEmpty {
+        templateNotes.append(
+          "\(cursor.source): \(given.path): the transformer"
+            + (unknown.count == 1 ? " " : "s ")
+            + unknown.map { "\"\($0)\"" }.joined(separator: ", ")
+            + (unknown.count == 1 ? " is a WireMock extension" : " are WireMock extensions")
+            + " this package does not have; the mapping answers without "
+            + (unknown.count == 1 ? "it" : "them"))
+      }
+    }
+    var parameters: JSONValue?
+    if let given = try cursor.optional("transformerParameters"), !given.isNull {
+      _ = try given.members()
+      parameters = try given.json()
+    }
+    return (enabled, parameters)
   }
 
   /// A proxied response: `proxyBaseUrl` (`given`) with the request headers it adds and removes.

@@ -200,7 +200,9 @@ extension SessionCore {
     if case .proxy(let upstream) = response.content {
       return .decided(proxy(task, upstream, of: response, context))
     }
-    switch response.resolve(for: context.request) {
+    switch response.resolve(
+      for: context.request, now: response.isTemplated ? scheduler.date() : nil)
+    {
     case .invalid(let problem): return .decided(invalid(problem, context))
     case .answer(let built): return .answer(built)
     case .webSocket: return .answer(webSocketAnswer(of: response, to: task, context))

@@ -57,6 +57,9 @@ public struct StubResponse: Sendable {
   /// A random delay drawn for each answer, on top of ``delay``: see
   /// ``delayed(by:)-(DelayDistribution)``.
   public private(set) var delayDistribution: DelayDistribution?
+  /// The body, header values and body file name as Handlebars templates, rendered for each
+  /// request: see ``templated(seed:)``.
+  var template: ResponseTemplate?
 
   /// Whether the answer is due at once: no delay, fixed or random.
   var isImmediate: Bool {
@@ -364,11 +367,19 @@ public struct StubResponse: Sendable {
   ///
   /// HTTP answers get `Content-Length` (unless the stub sets it) and, for a `HEAD`, no body;
   /// a status that carries no body (1xx, 204, 304) gets neither, as on the wire.
-  func resolve(for request: URLRequest) -> Resolved {
+  ///
+  /// A templated response is rendered for each request, reading `now` (the mock's clock as a
+  /// date; the wall clock when not given).
+  func resolve(for request: URLRequest, now: Date? = nil) -> Resolved {
     if let problem = dribble?.problem { return .invalid(problem) }
     if let fixed = storage.fixedAnswer { return .answer(fixed) }
     let url = request.url ?? URL(fileURLWithPath: "/")
     let isHead = request.isHead
+    if let template, case .http(let form, let status, let headers) = content {
+      return resolveTemplated(
+        template, form: form, status: status, headers: headers, for: request, url: url,
+        isHead: isHead, now: now ?? Date())
+    }
     // Answers are immutable: the one made last is reused while requests keep coming for the
     // same URL, as they do in a test.
     if let cached = storage.lastAnswer.withLock({ $0 }), cached.url == url,
@@ -407,6 +418,69 @@ public struct StubResponse: Sendable {
     }
     storage.lastAnswer.withLock { $0 = (url, isHead, answer) }
     return .answer(answer)
+  }
+
+  /// The answer of a templated response: the parts rendered for `request`.
+  private func resolveTemplated(
+    _ template: ResponseTemplate, form: Body, status: Int, headers: [String: String],
+    for request: URLRequest, url: URL, isHead: Bool, now: Date
+  ) -> Resolved {
+    var stored: Data?
+    if template.body == nil, template.fileName == nil {
+      switch form {
+      case .text, .json, .stored, .file:
+        switch storage.bytes(of: form) {
+        case .success(let bytes): stored = bytes
+        case .failure(let problem): return .invalid(problem.message)
+        }
+      case .empty, .data:
+        break
+      }
+    }
+    let rendered: ResponseTemplate.Rendered
+    switch template.render(for: request, headers: headers, body: stored, now: now) {
+    case .success(let value): rendered = value
+    case .failure(let error): return .invalid("The response template cannot be rendered: \(error)")
+    }
+    var status = status
+    var body: Data
+    var fields = rendered.headers
+    if let missing = rendered.missingFile {
+      // As WireMock: a templated body file that does not exist answers 500.
+      status = 500
+      body = Data("The body file \"\(missing)\" (a templated bodyFileName) does not exist.".utf8)
+      fields = ["Content-Type": "text/plain; charset=utf-8"]
+    } else if let renderedBody = rendered.body {
+      body = renderedBody
+    } else {
+      switch storage.bytes(of: form) {
+      case .success(let bytes): body = bytes
+      case .failure(let problem): return .invalid(problem.message)
+      }
+    }
+    for (name, value) in fields {
+      if let problem = HeaderFieldText.valueProblem(value, name: name) {
+        return .invalid(
+          "The response template made a header that would split the response: \(problem)")
+      }
+    }
+    let carriesBody = Self.statusCarriesBody(status)
+    if carriesBody,
+      !fields.keys.contains(where: { $0.utf8.count == 14 && $0.lowercased() == "content-length" })
+    {
+      fields["Content-Length"] = String(body.count)
+    }
+    let response: URLResponse?
+    if let cached = template.lastResponse.withLock({ $0 }), cached.url == url,
+      cached.status == status, cached.fields == fields
+    {
+      response = cached.response
+    } else {
+      response = makeResponse(for: url, status: status, headers: fields, length: nil)
+      template.lastResponse.withLock { $0 = (url, status, fields, response) }
+    }
+    return .answer(
+      Answer(data: isHead || !carriesBody ? Data() : body, response: response, error: nil))
   }
 
   /// The answer last built for `url` (and a `HEAD` request or not), if it is that one;

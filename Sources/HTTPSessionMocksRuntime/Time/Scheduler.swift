@@ -58,6 +58,18 @@ struct Scheduler: Sendable {
     }
   }
 
+  /// The clock's time as a date, for a template's `now`: a ``VirtualClock``'s
+  /// ``VirtualClock/startDate`` plus its virtual time, the wall clock on any other clock.
+  func date() -> Date {
+    switch kind {
+    case .virtual(let box):
+      guard let clock = box.object else { return Date() }
+      let (seconds, attoseconds) = clock.now.offset.components
+      return clock.startDate.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    case .other: return Date()
+    }
+  }
+
   /// The time from `start` to `end` (zero when the two come from different kinds of clock).
   static func time(from start: Moment, to end: Moment) -> Duration {
     switch (start, end) {

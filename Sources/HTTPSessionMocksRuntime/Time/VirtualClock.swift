@@ -111,6 +111,18 @@ public final class VirtualClock: Clock, Sendable {
   /// How long of real time a sleep or delivery may wait while nothing advances the clock
   /// before the clock reports a stall and ends what is waiting; `nil` when the check is off.
   public let stallTimeout: Duration?
+  /// The wall-clock date at the clock's time zero: what a response template's `now` reads,
+  /// plus the virtual time that has passed (see ``StubResponse/templated(seed:)``).
+  ///
+  /// ```swift
+  /// let clock = VirtualClock(startDate: ISO8601DateFormatter().date(from: "2026-03-01T09:00:00Z")!)
+  /// ```
+  ///
+  /// 1 January 2000, 00:00 UTC unless the clock is made with another, so that a templated
+  /// date is the same on every run.
+  public let startDate: Date
+  /// 2000-01-01T00:00:00Z, the ``startDate`` of a clock made without one.
+  public static let defaultStartDate = Date(timeIntervalSince1970: 946_684_800)
   let site: CallSite
   let reporter: FailureReporter
   let realTime: StallWatchdog.TimeSource
@@ -131,22 +143,27 @@ public final class VirtualClock: Clock, Sendable {
   /// let patient = VirtualClock(stallTimeout: .seconds(60))
   /// let unwatched = VirtualClock(stallTimeout: nil)
   /// ```
+  ///
+  /// `startDate` is the date response templates read at time zero (``startDate``).
   public convenience init(
-    stallTimeout: Duration? = .seconds(5), fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    stallTimeout: Duration? = .seconds(5), startDate: Date = VirtualClock.defaultStartDate,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
   ) {
     self.init(
-      stallTimeout: stallTimeout, realTime: ContinuousClock(), fileID: fileID,
-      filePath: filePath, line: line, column: column)
+      stallTimeout: stallTimeout, realTime: ContinuousClock(), startDate: startDate,
+      fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Creates a clock whose watchdog measures "real time" on `realTime`, so that a test can move
   /// the watchdog's time deterministically (with another `VirtualClock`).
   package init<C: Clock>(
-    stallTimeout: Duration?, realTime: C, fileID: StaticString = #fileID,
+    stallTimeout: Duration?, realTime: C, startDate: Date = VirtualClock.defaultStartDate,
+    fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) where C.Duration == Duration {
     self.stallTimeout = stallTimeout.map { max($0, .zero) }
+    self.startDate = startDate
     site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     reporter = FailureReporter()
     self.realTime = StallWatchdog.TimeSource(realTime)

@@ -79,10 +79,6 @@ import Testing
       ),
       (#"{"request": {"multipartPatterns": []}, "response": {}}"#, "multipartPatterns"),
       (#"{"request": {"customMatcher": {"name": "x"}}, "response": {}}"#, "customMatcher"),
-      (
-        #"{"request": {}, "response": {"transformers": ["response-template"]}}"#,
-        "response-template"
-      ),
     ]
     for (text, name) in cases {
       let error = bundleError {
