@@ -96,4 +96,36 @@ import Testing
     #expect(client.readBodyChunk() == nil, "the connection closed before the last chunk")
     #expect((mock.exchanges.first?.error as? URLError)?.code == .networkConnectionLost)
   }
+
+  /// The client's close reaches the mock on the server's connection thread, not the test's
+  /// task: reading the journal right after the close, or advancing the clock before the close
+  /// has reached the mock (which releases the next event into a connection already gone), races
+  /// it. `waitForExchanges(count:)` is the hand-off.
+  @Test(.timeLimit(.minutes(1)))
+  func aClientThatClosesMidStreamIsRecordedAsHavingLeftAfterItsLastEvent() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.get("/ticks"), with: ticks(1...10, every: .seconds(1)))
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    client.send("GET /ticks HTTP/1.1\r\nHost: a\r\nAccept: text/event-stream\r\n\r\n")
+    #expect(client.readHead()?.status == 200)
+    try await mock.waitForRequests(count: 1)
+
+    await clock.advance(by: .seconds(1))
+    #expect(client.readBodyChunk() == Array("id: 1\ndata: tick 1\n\n".utf8))
+    await clock.advance(by: .seconds(1))
+    #expect(client.readBodyChunk() == Array("id: 2\ndata: tick 2\n\n".utf8))
+    client.shutDown()  // the client leaves after the second event
+    try await mock.waitForExchanges(count: 1)
+
+    let exchange = try #require(mock.exchanges.first)
+    #expect(exchange.endedByClient)
+    #expect(exchange.pieces.count == 2, "it left after the second event")
+    #expect((exchange.error as? URLError)?.code == .cancelled)
+    await clock.advance(by: .seconds(8))
+    #expect(mock.exchanges.count == 1)
+    #expect(mock.exchanges.first?.pieces.count == 2, "nothing is released after the client left")
+  }
 }

@@ -93,13 +93,15 @@ final class ForwardRelay: @unchecked Sendable {
     let answer = answer.unmatched.map { Answer(error: $0.error) } ?? answer
     let exchange = Exchange(
       taskIdentifier: taskIdentifier, request: request, answer: answer, stub: stub, door: door)
-    state.withLock { state in
-      answered = true
-      if let task = resumingTask ?? pendingTask { state.finish(task, answer) }
-      receiver.recorded(exchange)
-      state.records.recordCompleted(exchange)
-    }
+    let ended: [CheckedContinuation<Void, any Error>] =
+      state.withLock { state in
+        answered = true
+        if let task = resumingTask ?? pendingTask { state.finish(task, answer) }
+        receiver.recorded(exchange)
+        return state.recordEnded(exchange)
+      } ?? []
     receiver.deliver(answer)
+    for waiter in ended { waiter.resume() }
   }
 
   /// Ends the resume of the wrapped task; called under the forwarding core's lock, with the

@@ -48,6 +48,10 @@ final class SessionCore: Sendable {
     /// `waitForRequests` counts these, so a test that wakes can act on the answer at once.
     var settledCount = 0
     var waiters: [ObjectIdentifier: Waiter] = [:]
+    /// Exchanges recorded as ended (completed, failed, cancelled), every one since the double
+    /// was made: `waitForExchanges` counts these.
+    var endedCount = 0
+    var endWaiters: [ObjectIdentifier: Waiter] = [:]
     /// Whether the mock has warned that its delays take real time (it does so once).
     var warnedAboutRealTimeDelay = false
     /// Which header values the double's reports mask.
@@ -70,6 +74,20 @@ final class SessionCore: Sendable {
       let count = settledCount
       let met = waiters.filter { $0.value.count <= count }
       for key in met.keys { waiters[key] = nil }
+      return met.values.map(\.continuation)
+    }
+
+    /// Records a task's completion and the exchange that ended it, and counts it as ended;
+    /// returns the waiters this satisfies, to resume outside the lock.
+    mutating func recordEnded(_ exchange: consuming Exchange) -> [CheckedContinuation<
+      Void, any Error
+    >] {
+      records.recordCompleted(exchange)
+      endedCount += 1
+      guard !endWaiters.isEmpty else { return [] }
+      let count = endedCount
+      let met = endWaiters.filter { $0.value.count <= count }
+      for key in met.keys { endWaiters[key] = nil }
       return met.values.map(\.continuation)
     }
   }
@@ -209,8 +227,8 @@ final class SessionCore: Sendable {
       guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
         let sink = state.takeSink(of: task, yieldingToCancel: true)
       else { return .routed(claim) }
-      finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
-      return .answered(sink, answer, state.settle())
+      let ended = finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
+      return .answered(sink, answer, state.settle() + ended)
     }
     switch consume start {
     case nil: return
@@ -282,8 +300,8 @@ final class SessionCore: Sendable {
       guard let sink = state.takeSink(of: task, yieldingToCancel: yieldingToCancel) else {
         return (nil, waiters)
       }
-      finishLocked(task, answer, stub: stub, for: sink, in: &state)
-      return (sink, waiters)
+      let ended = finishLocked(task, answer, stub: stub, for: sink, in: &state)
+      return (sink, waiters + ended)
     }
     if let sink {
       if endOnly { sink.finish(answer) } else { sink.deliver(answer) }
@@ -293,11 +311,12 @@ final class SessionCore: Sendable {
   }
 
   /// Marks `task` completed and records its exchange, which a door's sink (`receiver`) hears
-  /// of first.
+  /// of first; returns the `waitForExchanges` waiters to wake once out of the lock, after the
+  /// sink.
   func finishLocked(
     _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, for receiver: Receiver,
     in state: inout State
-  ) {
+  ) -> [CheckedContinuation<Void, any Error>] {
     state.finish(task, answer)
     let request = state.currentRequest(of: task)
     let exchange: Exchange
@@ -312,7 +331,7 @@ final class SessionCore: Sendable {
         door: task.door)
     }
     receiver.recorded(exchange)
-    state.records.recordCompleted(exchange)
+    return state.recordEnded(exchange)
   }
 
   /// Cancels the task: its sink gets `URLError(.cancelled)` unless it has already run; a

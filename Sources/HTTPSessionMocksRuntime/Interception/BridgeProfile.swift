@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// What the URLProtocol bridge knows of the sessions routed to a mock that a protocol object
-/// cannot see: how URL loading hands the body to the task, and the configuration's timeouts.
+/// cannot see: how URL loading hands the body to the task, the configuration's timeouts and
+/// its `httpAdditionalHeaders`.
 ///
 /// A protocol object sees the request and its task, never the session's configuration or its
 /// delegate. So ``URLSessionMock/intercept(_:deliveringPiecesAsTheyCome:)`` reads them where
@@ -22,6 +23,9 @@ struct BridgeProfile: Hashable, Sendable {
   var requestTimeout: Duration?
   /// The configuration's `timeoutIntervalForResource`, when it is not URLSession's default.
   var resourceTimeout: Duration?
+  /// The configuration's `httpAdditionalHeaders`, as URLSession sends them (names and values
+  /// as text), when the configuration set them before it was intercepted.
+  var additionalHeaders: [String: String] = [:]
 
   static let `default` = BridgeProfile()
 
@@ -36,9 +40,26 @@ struct BridgeProfile: Hashable, Sendable {
       request == TimeLimits.defaultRequestTimeout ? nil : TimeLimits.duration(request)
     let resource = configuration.timeoutIntervalForResource
     resourceTimeout = resource == Self.defaultResourceTimeout ? nil : TimeLimits.duration(resource)
+    for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
+      // URLSession sends the entries whose name is text, with the value's text.
+      guard let name = name.base as? String else { continue }
+      additionalHeaders[name] = (value as? String) ?? "\(value)"
+    }
   }
 
   init() {}
+
+  /// `request` as URLSession sends it: with each of the configuration's additional headers
+  /// that the request does not set itself (a request's own value wins, as in URLSession).
+  func addingAdditionalHeaders(to request: URLRequest) -> URLRequest {
+    guard !additionalHeaders.isEmpty else { return request }
+    var request = request
+    for (name, value) in additionalHeaders.sorted(by: { $0.key < $1.key })
+    where request.value(forHTTPHeaderField: name) == nil {
+      request.setValue(value, forHTTPHeaderField: name)
+    }
+    return request
+  }
 
   /// The timeouts the configuration sets, for the mock's task; `nil` when it sets none.
   var configuredLimits: TimeLimits? {

@@ -82,6 +82,10 @@ class MockURLProtocol: URLProtocol {
       return
     }
     let kind = Self.kind(of: task)
+    // URL loading never shows a protocol the configuration's `httpAdditionalHeaders`: the
+    // profile read them where the configuration was intercepted, and they go back in here, so
+    // that matching and the journal see what a server would.
+    let seen = profile.addingAdditionalHeaders(to: request)
     #if canImport(FoundationNetworking)
       if kind == .download {
         mock.core.reporter.fail(
@@ -94,10 +98,10 @@ class MockURLProtocol: URLProtocol {
         let error = URLError(
           .unsupportedURL, for: request,
           description: "download tasks through a URLProtocol crash on Linux; use a data task")
-        return refuse(request, kind: kind, with: error, by: mock, into: sink)
+        return refuse(seen, kind: kind, with: error, by: mock, into: sink)
       }
     #endif
-    var sent = request
+    var sent = seen
     switch Self.readBody(of: request) {
     case .inline:
       break
@@ -113,14 +117,14 @@ class MockURLProtocol: URLProtocol {
       let error = URLError(
         .dataLengthExceedsMaximum, for: request,
         description: "the request body is larger than \(limit)")
-      return refuse(request, kind: kind, with: error, by: mock, into: sink)
+      return refuse(seen, kind: kind, with: error, by: mock, into: sink)
     case .unreadable(let error):
       mock.core.reporter.fail(
         "The httpBodyStream of \(request.summary) failed while the URLProtocol bridge read it: "
           + "\(error). The request fails with URLError(.cannotDecodeRawData).", at: mock.site)
       let error = URLError(
         .cannotDecodeRawData, for: request, description: "the request body stream failed")
-      return refuse(request, kind: kind, with: error, by: mock, into: sink)
+      return refuse(seen, kind: kind, with: error, by: mock, into: sink)
     }
     sink.attach(
       mock.send(

@@ -31,9 +31,10 @@ extension URLSessionMock {
   /// ``makeURLSession(configuration:delegate:delegateQueue:deliveringPiecesAsTheyCome:)``.
   ///
   /// > Important: A URLProtocol never sees the body of `uploadTask(with:from:)` or
-  /// > `upload(for:from:)`, nor the configuration's `httpAdditionalHeaders`; see
-  /// > <doc:Interception> for the limits of URL loading, and how downloads and body pieces
-  /// > behave on Linux.
+  /// > `upload(for:from:)`, nor the configuration's `httpAdditionalHeaders`: the mock adds
+  /// > the headers that `configuration` holds when this is called to the requests it routes and
+  /// > records, never a body. See <doc:Interception> for the limits of URL loading, and how
+  /// > downloads and body pieces behave on Linux.
   ///
   /// > Important: On Apple platforms, URL loading makes its protocol objects away from the
   /// > test's task, so what the mock reports is recorded in the test context of this call: make
@@ -70,6 +71,12 @@ extension URLSessionMock {
   /// let session = mock.makeURLSession(delegate: eventSource, deliveringPiecesAsTheyCome: true)
   /// session.dataTask(with: feedRequest).resume()  // each event reaches the delegate on the clock
   /// ```
+  ///
+  /// Before each `advance` of the clock, use the hand-offs that
+  /// ``intercept(_:deliveringPiecesAsTheyCome:)`` describes: `waitForRequests` for the request,
+  /// the delegate's own progress for each piece, and
+  /// ``RecordingSession/waitForExchanges(count:timeout:fileID:filePath:line:column:)`` once the
+  /// client leaves.
   ///
   /// > Important: On Linux, URL loading hands a completion handler and `data(for:)` only the
   /// > last piece of a body that arrives in pieces, and a protocol object cannot tell which kind
@@ -162,7 +169,18 @@ extension URLSessionMock {
   /// The configuration's `timeoutIntervalForRequest` and `timeoutIntervalForResource`, which a
   /// protocol object never sees, are read here too: the mock applies them to these sessions'
   /// requests on its clock (a request's own `timeoutInterval` other than the default 60 s comes
-  /// first). Set them before this call.
+  /// first). So are its `httpAdditionalHeaders`, which the mock adds to each request that does
+  /// not set them itself, as URLSession sends them, before it routes and records it. Set them
+  /// before this call.
+  ///
+  /// A test drives such a stream in two hand-offs: advance the clock once
+  /// ``RecordingSession/waitForRequests(count:timeout:fileID:filePath:line:column:)`` has
+  /// returned for the request (the stream's next step is then on the clock), then wait on
+  /// the client's own progress before the next step; when the client leaves (it cancels, a
+  /// library closes its stream), wait with
+  /// ``RecordingSession/waitForExchanges(count:timeout:fileID:filePath:line:column:)`` before
+  /// reading ``Exchange/endedByClient`` or advancing the clock again. See
+  /// <doc:StreamsAndWebSockets#Handing-off-to-the-clock>.
   ///
   /// - Parameters:
   ///   - configuration: The configuration that the code under test makes its session from.

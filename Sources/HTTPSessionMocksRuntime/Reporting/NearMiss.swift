@@ -128,9 +128,14 @@ enum NearMiss {
   static let configurationHeadersNote =
     "The request came through a URLSession that the mock intercepts: URL loading never shows a "
     + "URLProtocol the headers of the session configuration's httpAdditionalHeaders (an "
-    + "event-source client's Accept and Cache-Control are often set there), so they are missing "
-    + "from this request and from the journal. Set the header on the request itself, match "
-    + "without it, or serve the code through the loopback server, which sees every header.\n"
+    + "event-source client's Accept and Cache-Control are often set there). The mock adds those "
+    + "it read where it intercepted the configuration (intercept(_:), makeURLSession("
+    + "configuration:)), but not those set on the configuration after that, nor those of a "
+    + "session it never saw the configuration of (URLSession.shared in "
+    + "interceptingSharedSession), so such headers are missing from this request and from the "
+    + "journal. Set the headers before intercepting the configuration, set them on the request "
+    + "itself, match without them, or serve the code through the loopback server, which sees "
+    + "every header.\n"
 
   /// Why a body matcher cannot match an upload task that came through a URLProtocol.
   static let bodyUnseenNote =

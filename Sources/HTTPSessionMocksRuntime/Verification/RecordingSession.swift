@@ -108,6 +108,37 @@ extension RecordingSession {
       count: count, timeout: timeout, fileID: fileID, filePath: filePath, line: line,
       column: column)
   }
+  /// Suspends until at least `count` exchanges have ended: completed, failed, or ended by
+  /// the client.
+  ///
+  /// An exchange ends, and is recorded in ``exchanges``, when the code has its whole answer,
+  /// when it fails, or when the client leaves: a task cancelled, a stream left early, a
+  /// connection to the loopback server closed. This is the hand-off for what happens away
+  /// from the test's task, most of all the end of a stream: the client's close reaches the
+  /// mock on the loopback server's thread, so read ``Exchange/endedByClient`` after this wait,
+  /// and advance the clock only after it (a piece released before the close reached the mock
+  /// counts as delivered). If `timeout` of real time passes first, the wait is reported as a
+  /// test failure at the caller's line, naming the exchanges still open, and throws
+  /// ``WaitTimeoutError``; cancelling the waiting task throws `CancellationError`.
+  ///
+  /// ```swift
+  /// await clock.advance(by: .seconds(1))  // the first event
+  /// // ... the client reads it, then closes its connection
+  /// try await mock.waitForExchanges(count: 1)
+  /// #expect(mock.exchanges[0].endedByClient)
+  /// #expect(mock.exchanges[0].pieces.count == 1)  // it left after the first event
+  /// ```
+  ///
+  /// It counts every exchange since the double was made, also those that the bounded journal
+  /// of a served mock no longer keeps.
+  public func waitForExchanges(
+    count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async throws {
+    try await journal.waitForExchanges(
+      count: count, timeout: timeout, fileID: fileID, filePath: filePath, line: line,
+      column: column)
+  }
 }
 
 extension RecordingSession {

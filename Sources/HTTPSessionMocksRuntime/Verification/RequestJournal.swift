@@ -274,6 +274,52 @@ public final class RequestJournal: Sendable {
       })
   }
 
+  /// Suspends until at least `count` exchanges have ended (completed, failed or cancelled).
+  ///
+  /// It counts every exchange since the double was made, also those that the bounded journal
+  /// of a served mock no longer keeps.
+  func waitForExchanges(
+    count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async throws {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    let reporter = reporter
+    let core = core
+    try await RealTimeWait.run(
+      timeout: timeout,
+      register: { id, continuation in
+        core.withLock { state in
+          if state.endedCount >= count { return true }
+          state.endWaiters[id] = SessionCore.Waiter(count: count, continuation: continuation)
+          return false
+        }
+      },
+      unregister: { id in
+        core.withLock { $0.endWaiters.removeValue(forKey: id)?.continuation }
+      },
+      timedOut: {
+        let (ended, sent, open, redaction) = core.withLock { state in
+          let finished = Set(state.records.exchanges.map(\.taskIdentifier))
+          let open = state.records.events.compactMap { event -> URLRequest? in
+            guard case .resumed = event.kind, !finished.contains(event.taskIdentifier)
+            else { return nil }
+            return event.request
+          }
+          return (state.endedCount, state.records.sentCount, open, state.reportRedaction)
+        }
+        var message =
+          "Expected \(count) exchange(s) to end, but \(ended) of \(sent) sent request(s) had "
+          + "ended after waiting \(timeout) of real time. A streamed answer ends when its last "
+          + "piece is released on the mock's clock (advance the clock), when it fails or drops, "
+          + "or when the client leaves (cancels its task, closes its connection).\n"
+        if !open.isEmpty {
+          message += "Still open:\n" + NearMiss.numberedList(open, redaction)
+        }
+        reporter.fail(message, at: site)
+        return WaitTimeoutError(wait: "waitForExchanges(count: \(count))", message: message)
+      })
+  }
+
   /// Waits until `count` sent requests have settled; when `timeout` of real time passes first,
   /// throws what `timedOut` makes (and reports, if it does), and cancelling the waiting task
   /// throws `CancellationError`.

@@ -648,6 +648,26 @@ import Testing
     try await mock.waitForRequests(count: 0, timeout: .milliseconds(50))
   }
 
+  @Test func waitForExchangesWaitsForAStreamToEndNotForItsRequest() async throws {
+    let clock = VirtualClock()
+    let mock = URLSessionMock(clock: clock)
+    mock.stub(.any, with: .events([ServerSentEvent(data: "a")], every: .seconds(1)))
+    let (stream, _) = try await mock.stream(for: URLRequest(url: url))
+    await expectReport {
+      await #expect(throws: WaitTimeoutError.self) {
+        try await mock.waitForExchanges(count: 1, timeout: .milliseconds(50))
+      }
+    } matching: { report in
+      report.message.contains("Expected 1 exchange(s) to end, but 0 of 1 sent request(s)")
+        && report.message.contains("Still open") && report.message.contains(url.absoluteString)
+    }
+    let waiter = Task { try await mock.waitForExchanges(count: 1) }
+    await clock.advance(by: .seconds(1))
+    try await waiter.value
+    #expect(mock.exchanges.first?.pieces.count == 1)
+    withExtendedLifetime(stream) {}
+  }
+
   @Test func aCreatedButUnresumedTaskDoesNotSatisfyWaitForRequests() async {
     let mock = URLSessionMock(status: 200)
     _ = mock.dataTask(with: url) { _, _, _ in }

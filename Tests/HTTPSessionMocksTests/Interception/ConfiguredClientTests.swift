@@ -95,20 +95,33 @@ private struct NewRepository: Codable, Equatable {
     } throws: { ($0 as? URLError)?.code == .notConnectedToInternet }
   }
 
-  /// A documented limit of URL loading, kept here so the docs stay true: a URLProtocol does not
-  /// see the configuration's `httpAdditionalHeaders` (nor does the mock, then), only the
-  /// request's own headers.
-  @Test func theConfigurationsAdditionalHeadersAreInvisibleToTheMock() async throws {
+  /// A URLProtocol does not see the configuration's `httpAdditionalHeaders`, so the bridge
+  /// adds those it read where the configuration was intercepted, as URLSession sends them (the
+  /// request's own value wins); headers set on the configuration after that stay unseen, as
+  /// the Interception article says.
+  @Test func theConfigurationsAdditionalHeadersReachTheMockWhenSetBeforeIntercepting()
+    async throws
+  {
     let mock = URLSessionMock()
-    mock.stub(.any, with: .status(204))
+    mock.stub(.get("/h").header("X-From-Configuration", "1"), with: .status(204))
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.httpAdditionalHeaders = ["X-From-Configuration": "1"]
+    configuration.httpAdditionalHeaders = ["X-From-Configuration": "1", "X-Both": "configuration"]
     mock.intercept(configuration)
     var request = URLRequest(url: URL(string: "https://x.test/h")!)
     request.setValue("1", forHTTPHeaderField: "X-From-Request")
+    request.setValue("request", forHTTPHeaderField: "X-Both")
     _ = try await URLSession(configuration: configuration).data(for: request)
     let recorded = try #require(mock.requests.first)
     #expect(recorded.value(forHTTPHeaderField: "X-From-Request") == "1")
-    #expect(recorded.value(forHTTPHeaderField: "X-From-Configuration") == nil)
+    #expect(recorded.value(forHTTPHeaderField: "X-From-Configuration") == "1")
+    #expect(recorded.value(forHTTPHeaderField: "X-Both") == "request")
+
+    let late = URLSessionMock()
+    late.stub(.any, with: .status(204))
+    let unseen = URLSessionConfiguration.ephemeral
+    late.intercept(unseen)
+    unseen.httpAdditionalHeaders = ["X-Set-Late": "1"]
+    _ = try await URLSession(configuration: unseen).data(for: request)
+    #expect(late.requests.first?.value(forHTTPHeaderField: "X-Set-Late") == nil)
   }
 }

@@ -191,16 +191,39 @@ import Testing
     }
   }
 
-  @Test func aHeaderMissingThroughTheBridgeIsExplainedOnceAsAConfigurationHeader() async throws {
+  @Test func aConfigurationsAdditionalHeadersAreMatchedAndRecordedAsURLSessionSendsThem()
+    async throws
+  {
+    let mock = URLSessionMock()
+    mock.stub(
+      .get("/feed").header("Accept", "text/event-stream").header("Cache-Control", "no-cache"),
+      with: .status(200))
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpAdditionalHeaders = [
+      "Accept": "text/event-stream", "Cache-Control": "max-age=60",
+    ]
+    let seen = await Seen.sending(
+      request("GET", "https://x.test/feed", headers: ["Cache-Control": "no-cache"]),
+      through: mock.makeURLSession(configuration: configuration))
+
+    #expect(seen.status == 200)
+    let recorded = try #require(mock.requests.first)
+    #expect(recorded.value(forHTTPHeaderField: "Accept") == "text/event-stream")
+    #expect(recorded.value(forHTTPHeaderField: "Cache-Control") == "no-cache", "the request's own")
+    #expect(
+      mock.exchanges.first?.request.value(forHTTPHeaderField: "Accept") == "text/event-stream")
+  }
+
+  @Test func aHeaderSetOnTheConfigurationAfterItWasInterceptedIsExplainedOnce() async throws {
     let reports = await expectReport(containing: "httpAdditionalHeaders", "Accept") {
       let mock = URLSessionMock()
       mock.stub(.get("/feed").header("Accept", "text/event-stream"), with: .status(200))
       mock.stub(.get("/feed").header("Cache-Control", "no-cache"), with: .status(200))
       let configuration = URLSessionConfiguration.ephemeral
+      mock.intercept(configuration)
       configuration.httpAdditionalHeaders = ["Accept": "text/event-stream"]
       let seen = await Seen.sending(
-        request("GET", "https://x.test/feed"),
-        through: mock.makeURLSession(configuration: configuration))
+        request("GET", "https://x.test/feed"), through: URLSession(configuration: configuration))
       #expect(seen.errorCode == .resourceUnavailable)
     }
     let text = reports.map(\.message).joined()

@@ -55,6 +55,10 @@ final class RawClient {
 
   deinit { close(fd) }
 
+  /// Shuts the connection down both ways, as a client that leaves does; the descriptor itself
+  /// is closed when the client goes.
+  func shutDown() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+
   func send(_ text: String) { send(Array(text.utf8)) }
 
   func send(_ bytes: [UInt8]) {
