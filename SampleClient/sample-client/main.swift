@@ -64,8 +64,8 @@ func failuresBecomeTypedErrors() async {
   transcript.scenario("Failures become typed errors")
   let (client, _, _) = stage { mock in
     [
-      mock.stub(.get("/users/ghost"), with: .jsonObject(["message": "Not Found"], status: 404)),
-      mock.stub(.get("/users/mona"), with: .jsonObject(["login": "mona"])),
+      mock.stub(.get("/users/ghost"), with: .json(["message": "Not Found"], status: 404)),
+      mock.stub(.get("/users/mona"), with: .json(["login": "mona"])),
       mock.stub(.get("/users/octocat"), with: .error(URLError(.notConnectedToInternet))),
     ]
   }
@@ -94,14 +94,14 @@ func followRepositoryPages() async {
     [
       mock.stub(
         .get("/users/{login}/repos"),
-        with: .jsonObject(
+        with: .json(
           [
             ["id": 1, "name": "Hello-World", "full_name": "octocat/Hello-World", "private": false],
             ["id": 2, "name": "Spoon-Knife", "full_name": "octocat/Spoon-Knife", "private": false],
           ], headers: ["Link": next])),
       mock.stub(
         .get("/user/{id}/repos"),
-        with: .jsonObject([
+        with: .json([
           ["id": 3, "name": "linguist", "full_name": "octocat/linguist", "private": false]
         ])),
     ]

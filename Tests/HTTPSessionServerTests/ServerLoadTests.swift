@@ -80,7 +80,7 @@ import Testing
   func curlIsVerifiedLikeAnyClient() async throws {
     let curl = try #require(installed("curl"))
     let mock = URLSessionMock()
-    mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
+    mock.stub(.post("/items").jsonBody(["name": "widget"]), with: .status(201))
     mock.stub(.get("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
     mock.stub(.head("/users/{login}"), with: .json(User(login: "octocat", id: 1)))
     let server = try mock.startServer()

@@ -57,7 +57,7 @@ import Testing
     // The newest matching stub answers: authenticated requests get 201, the rest 401.
     mock.stub(
       .post("/repos/{owner}/{repo}/issues"),
-      with: .jsonObject(["message": "Requires authentication"], status: 401))
+      with: .json(["message": "Requires authentication"], status: 401))
     mock.stub(
       .post("/repos/{owner}/{repo}/issues").header("Authorization"),
       with: .json(SampleClient.Issue.crash, status: 201))

@@ -60,7 +60,7 @@ import Testing
 
   @Test func notFoundCarriesTheStatusAndGitHubsMessage() async throws {
     let mock = URLSessionMock()
-    mock.stub(.get("/users/ghost"), with: .jsonObject(["message": "Not Found"], status: 404))
+    mock.stub(.get("/users/ghost"), with: .json(["message": "Not Found"], status: 404))
     let client = makeClient(mock)
 
     let error = await #expect(throws: GitHubError.self) { try await client.fetchUser("ghost") }

@@ -23,7 +23,7 @@ final class GitHubClientXCTests: XCTestCase {
 
   func testNotFoundIsAnHTTPStatusError() async {
     let mock = URLSessionMock()
-    mock.stub(.get("/users/ghost"), with: .jsonObject(["message": "Not Found"], status: 404))
+    mock.stub(.get("/users/ghost"), with: .json(["message": "Not Found"], status: 404))
     let client = GitHubClient()
     client.session = mock
 

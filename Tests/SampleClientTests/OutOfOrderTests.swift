@@ -52,7 +52,7 @@ import Testing
     #expect(try await hubot.value == .hubot)
     #expect(spy.pendingTasks.count == 1)  // octocat is still loading
 
-    spy.complete(forOctocat, with: .jsonObject(["message": "Server Error"], status: 500))
+    spy.complete(forOctocat, with: .json(["message": "Server Error"], status: 500))
     let error = await #expect(throws: GitHubError.self) { try await octocat.value }
     #expect(error?.statusCode == 500)
   }

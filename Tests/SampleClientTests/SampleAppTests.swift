@@ -52,7 +52,7 @@ import Testing
     let biography = String(repeating: "a long biography ", count: 6_000)
     bundle.stub(
       .get("/users/hubot"),
-      with: .jsonObject(["login": "hubot", "id": 480_938, "bio": biography]))
+      with: .json(["login": "hubot", "id": 480_938, "bio": biography]))
     let environment = try bundle.launchEnvironment()
     #expect(environment.values.allSatisfy { $0.utf8.count < 65_536 })
     let path = try #require(environment[MockBundle.launchEnvironmentFileVariable])
@@ -103,7 +103,7 @@ import Testing
       "sample-app was not found beside the test bundle; build it with swift build"))
   func aFailedCallExitsNonZeroWithAClearMessage() throws {
     let mock = URLSessionMock()
-    mock.stub(.get("/users/ghost"), with: .jsonObject(["message": "Not Found"], status: 404))
+    mock.stub(.get("/users/ghost"), with: .json(["message": "Not Found"], status: 404))
     let server = try mock.startServer()
     defer { server.stop() }
 

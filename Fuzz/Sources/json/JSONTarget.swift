@@ -101,7 +101,7 @@ func checkJSONObject(_ data: Data, parsed: JSONValue?) {
   // The parsed document as a JSONSerialization object (made here, not parsed by
   // JSONSerialization, which differs from JSONDecoder on duplicate keys and drops a leading
   // U+FEFF from strings) comes back unchanged.
-  if let parsed, let body = jsonObjectBody(parsed.object, request) {
+  if let parsed, let body = jsonBody(parsed.object, request) {
     let reparsed = try? JSONValue(parsing: body)
     check(
       reparsed == parsed,
@@ -109,7 +109,7 @@ func checkJSONObject(_ data: Data, parsed: JSONValue?) {
   }
   guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
   else { return }
-  let body = jsonObjectBody(object, request)
+  let body = jsonBody(object, request)
   if let body {
     check(
       (try? JSONValue(parsing: body)) != nil,
@@ -126,8 +126,8 @@ func checkJSONObject(_ data: Data, parsed: JSONValue?) {
 }
 
 /// The body `.jsonObject` answers with, or `nil` when it says the object cannot be JSON.
-func jsonObjectBody(_ object: Any, _ request: URLRequest) -> Data? {
-  switch StubResponse.jsonObject(object, status: 200).resolve(for: request) {
+func jsonBody(_ object: Any, _ request: URLRequest) -> Data? {
+  switch StubResponse.json(object, status: 200).resolve(for: request) {
   case .answer(let answer):
     check(answer.error == nil, "an error for a JSON object")
     check((answer.response as? HTTPURLResponse)?.statusCode == 200, "not status 200")

@@ -106,7 +106,7 @@ extension RequestMatcher {
   }
 
   /// How a recorded body is matched: as a JSON value (numbers by value, object keys in any
-  /// order, arrays in order, as ``jsonBody(_:)-swift.type.method`` does) when it parses as JSON
+  /// order, arrays in order, as ``jsonBody(_:)-107rh`` does) when it parses as JSON
   /// and either `mimeType` names JSON (`application/json`, `text/json`, `…+json`) or the body
   /// is an object or an array; byte for byte otherwise. A client that encodes the same value
   /// again need not write its keys in the same order (`JSONEncoder` on Linux does not).

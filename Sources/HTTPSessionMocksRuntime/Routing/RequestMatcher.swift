@@ -193,28 +193,34 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// Requests whose body is JSON equal to `object`, a `JSONSerialization` object (dictionaries,
   /// arrays, strings, numbers, `NSNull`), ignoring key order and white space.
   ///
-  /// The untyped form of ``jsonBody(_:)-swift.type.method``, for bodies with no `Encodable` type
-  /// at hand:
+  /// The untyped form of the `Encodable` ``jsonBody(_:)-107rh``, for bodies with no `Encodable` type
+  /// at hand. A value of an `Encodable` type goes to that form; a dictionary literal that mixes
+  /// value types comes here:
   ///
   /// ```swift
-  /// mock.verify(.post("/todos").jsonObjectBody(["title": "Buy milk", "done": false]))
+  /// mock.verify(.post("/todos").jsonBody(["title": "Buy milk", "done": false]))
   /// ```
   ///
   /// An object that JSON cannot represent makes a matcher that never matches and is reported
   /// where it is used.
-  public static func jsonObjectBody(_ object: Any) -> RequestMatcher {
+  public static func jsonBody(_ object: Any) -> RequestMatcher {
     guard JSONSerialization.isValidJSONObject([object]),
       let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]),
       let json = try? JSONValue(parsing: data)
     else {
       return RequestMatcher(
         .invalid(
-          "The object given to jsonObjectBody(_:) cannot be represented as JSON: "
+          "The object given to jsonBody(_:) cannot be represented as JSON: "
             + "\(type(of: object)) \(String(describing: object).prefix(200))."),
         description: "JSON body (unrepresentable \(type(of: object)))")
     }
     return RequestMatcher(.jsonBody(json), description: "JSON body \(json.shortDescription)")
   }
+
+  /// Requests whose body is JSON equal to the `JSONSerialization` object `object`: the old name
+  /// of the untyped ``jsonBody(_:)-3nlta``.
+  @available(*, deprecated, renamed: "jsonBody(_:)")
+  public static func jsonObjectBody(_ object: Any) -> RequestMatcher { .jsonBody(object) }
 
   // MARK: - Refinements
 
@@ -235,9 +241,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   }
 
   /// This matcher, and the body must be JSON equal to the `JSONSerialization` object `object`.
-  public func jsonObjectBody(_ object: Any) -> RequestMatcher {
-    self && .jsonObjectBody(object)
-  }
+  public func jsonBody(_ object: Any) -> RequestMatcher { self && .jsonBody(object) }
+
+  /// This matcher, and the body must be JSON equal to the `JSONSerialization` object `object`:
+  /// the old name of the untyped ``jsonBody(_:)-7anq0``.
+  @available(*, deprecated, renamed: "jsonBody(_:)")
+  public func jsonObjectBody(_ object: Any) -> RequestMatcher { self && .jsonBody(object) }
 
   // MARK: - Combinators
 

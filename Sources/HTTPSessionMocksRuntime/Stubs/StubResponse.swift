@@ -173,10 +173,18 @@ public struct StubResponse: Sendable {
   }
 
   /// A `JSONSerialization` object (dictionaries, arrays, strings, numbers, `NSNull`) as the
-  /// body, with `Content-Type: application/json`.
+  /// body, with `Content-Type: application/json` and the keys sorted.
+  ///
+  /// The untyped form of ``json(_:status:headers:)-(EncodableSendable,_,_)``, for bodies with
+  /// no `Encodable` type at hand. A value of an `Encodable` type goes to that form; a dictionary
+  /// literal that mixes value types comes here:
+  ///
+  /// ```swift
+  /// mock.stub(.get("/meta"), with: .json(["verifiable": true, "hooks": ["192.30.252.0/22"]]))
+  /// ```
   ///
   /// An object that JSON cannot represent makes a response that fails the test when it is used.
-  public static func jsonObject(
+  public static func json(
     _ object: Any, status: Int = 200, headers: [String: String] = [:]
   ) -> StubResponse {
     // Wrapping in an array lets strings, numbers and null through as top-level fragments.
@@ -186,10 +194,19 @@ public struct StubResponse: Sendable {
     else {
       return StubResponse(
         .invalid(
-          "The object for .jsonObject(...) cannot be represented as JSON: \(type(of: object)) "
+          "The object for .json(...) cannot be represented as JSON: \(type(of: object)) "
             + "\(String(describing: object).prefix(200))."))
     }
     return StubResponse(.http(.json(body), status: status, headers: jsonHeaders(headers)))
+  }
+
+  /// A `JSONSerialization` object as the body: the old name of the untyped
+  /// ``json(_:status:headers:)-(Any,_,_)``.
+  @available(*, deprecated, renamed: "json(_:status:headers:)")
+  public static func jsonObject(
+    _ object: Any, status: Int = 200, headers: [String: String] = [:]
+  ) -> StubResponse {
+    json(object, status: status, headers: headers)
   }
 
   /// `text` encoded as UTF-8, with `Content-Type: text/plain; charset=utf-8`.

@@ -23,7 +23,7 @@ import Testing
     bundle.stub(.put("/a").header("Authorization", "Bearer t").header("Accept"), with: .text("put"))
     bundle.stub(.patch("/b").body(Data("raw body".utf8)), with: .data(Data([0, 1, 2, 255])))
     bundle.stub(
-      .delete("/c").jsonBody(Account(login: "x", id: 2)), with: .jsonObject(["ok": true, "n": 1.5]))
+      .delete("/c").jsonBody(Account(login: "x", id: 2)), with: .json(["ok": true, "n": 1.5]))
     bundle.stub(.head("/d") && !.header("Cookie"), with: .status(204))
     bundle.stub(
       .regex("^https://x\\.test/v[0-9]+/") || .method("OPTIONS", "/e"), with: .status(200))

@@ -149,7 +149,7 @@ enum BundleGenerator {
         Account(login: random.pick(["octocat", "a/b"]), id: random.int(in: 0...99)),
         headers: headers)
     case 4:
-      response = .jsonObject(
+      response = .json(
         ["n": random.int(in: 0...9), "list": [true, "x"], "half": 0.5], headers: headers)
     case 5:
       response = .error(URLError(random.pick([.timedOut, .notConnectedToInternet, .cancelled])))

@@ -14,7 +14,7 @@ import Testing
     let mock = URLSessionMock(clock: clock)
     mock.stub(
       .get("/users/{login}"), with: .json(["login": "octocat"], headers: ["X-Rate": "59"]))
-    mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
+    mock.stub(.post("/items").jsonBody(["name": "widget"]), with: .status(201))
     mock.stub(.get("/missing"), with: .status(404, headers: ["X-Why": "gone"]))
     mock.stub(.get("/offline"), with: .error(URLError(.notConnectedToInternet)))
     mock.stub(.get("/slow"), with: .error(URLError(.timedOut)))
@@ -52,7 +52,7 @@ import Testing
         == injected.requests.map { $0.value(forHTTPHeaderField: "Content-Type") })
     #expect(bridged.exchanges.map(\.door) == Array(repeating: .urlProtocol, count: 5))
     for mock in [injected, bridged] {
-      #expect(mock.verify(.post("/items").jsonObjectBody(["name": "widget"]), called: .once))
+      #expect(mock.verify(.post("/items").jsonBody(["name": "widget"]), called: .once))
       #expect(mock.verifyInOrder([.get("/users/octocat"), .get("/missing"), .get("/slow")]))
       #expect(mock.verifyNoUnmatchedRequests())
       #expect(mock.verifyAllStubsUsed())
@@ -181,7 +181,7 @@ import Testing
   @Test func anUploadTasksInvisibleBodyIsExplainedInTheReport() async throws {
     await expectReport(containing: "URL loading never shows a URLProtocol the body", "httpBody") {
       let mock = URLSessionMock()
-      mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
+      mock.stub(.post("/items").jsonBody(["name": "widget"]), with: .status(201))
       let session = mock.makeURLSession()
       await #expect(throws: URLError.self) {
         _ = try await session.upload(
@@ -233,7 +233,7 @@ import Testing
   @Test func anUnmatchedDataTaskReportNamesNoUploadLimit() async throws {
     let reports = await expectReport(containing: "No stub matches") {
       let mock = URLSessionMock()
-      mock.stub(.post("/items").jsonObjectBody(["name": "widget"]), with: .status(201))
+      mock.stub(.post("/items").jsonBody(["name": "widget"]), with: .status(201))
       _ = await Seen.sending(
         request("POST", "https://x.test/items", body: Data("{}".utf8)),
         through: mock.makeURLSession())

@@ -15,7 +15,7 @@ import Testing
     let live = URLSessionMock()
     live.stub(
       .any,
-      with: .jsonObject(
+      with: .json(
         [
           "user": ["login": "octocat", "session": ["refresh_token": "resp-refresh-1"]],
           "token": "resp-token-2",

@@ -81,7 +81,7 @@ import Testing
       "https://x.test/a", method: "POST", headers: ["Content-Type": "application/json"],
       body: body)
     let text = try Self.recorded(
-      request, answering: .jsonObject(["list": [["password": "resp-1"]]]),
+      request, answering: .json(["list": [["password": "resp-1"]]]),
       redacting: .default.jsonField("ssn"))
     for secret in ["123-45", "nested-1", "918273645", "resp-1"] {
       #expect(!text.contains(secret), "leaked \(secret)")

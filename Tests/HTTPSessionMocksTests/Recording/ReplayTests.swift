@@ -14,7 +14,7 @@ import Testing
   static func liveSession() -> URLSessionMock {
     let live = URLSessionMock()
     live.stub(.get("/users/{login}")) { _, parameters in
-      .jsonObject([
+      .json([
         "login": parameters["login"] ?? "", "token": "live-token-\(parameters["login"] ?? "")",
       ])
     }

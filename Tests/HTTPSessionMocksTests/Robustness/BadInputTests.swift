@@ -289,7 +289,7 @@ import Testing
 
     let mock = URLSessionMock()
     mock.stub(.get("/nan"), with: .json(["n": Double.infinity]))
-    mock.stub(.get("/date"), with: .jsonObject(["when": Date()]))
+    mock.stub(.get("/date"), with: .json(["when": Date()] as [String: Any]))
     expectReport {
       #expect(send(mock, request("/nan")) == .failure(.resourceUnavailable))
     } matching: { report in
@@ -298,7 +298,7 @@ import Testing
     expectReport {
       #expect(send(mock, request("/date")) == .failure(.resourceUnavailable))
     } matching: { report in
-      report.message.contains("The object for .jsonObject(...) cannot be represented as JSON")
+      report.message.contains("The object for .json(...) cannot be represented as JSON")
     }
   }
 

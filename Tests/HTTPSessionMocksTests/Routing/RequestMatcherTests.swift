@@ -461,18 +461,18 @@ import Testing
     }
   }
 
-  @Test func jsonObjectBodyComparesUntypedJSON() {
+  @Test func anUntypedJSONBodyIsComparedAsJSON() {
     let request = routingRequest(
       "POST", "https://e.com/todos", body: Data(#"{ "done" : false, "title" : "Buy milk" }"#.utf8))
     #expect(
-      RequestMatcher.post("/todos").jsonObjectBody(["title": "Buy milk", "done": false])
+      RequestMatcher.post("/todos").jsonBody(["title": "Buy milk", "done": false])
         .matches(request))
-    #expect(!RequestMatcher.jsonObjectBody(["title": "Buy bread", "done": false]).matches(request))
-    #expect(RequestMatcher.jsonObjectBody(["title": "Buy milk", "done": false]).problems.isEmpty)
+    #expect(!RequestMatcher.jsonBody(["title": "Buy bread", "done": false]).matches(request))
+    #expect(RequestMatcher.jsonBody(["title": "Buy milk", "done": false]).problems.isEmpty)
   }
 
-  @Test func jsonObjectBodyWithAnObjectJSONCannotHoldIsAProblem() {
-    let matcher = RequestMatcher.jsonObjectBody(["when": Date()])
+  @Test func anUntypedJSONBodyThatJSONCannotHoldIsAProblem() {
+    let matcher = RequestMatcher.jsonBody(["when": Date()] as [String: Any])
     #expect(matcher.problems.first?.contains("cannot be represented as JSON") == true)
     #expect(!matcher.matches(routingRequest("POST", "https://e.com/x", body: Data("{}".utf8))))
   }

@@ -79,22 +79,22 @@ import Testing
     }
   }
 
-  @Test func jsonObjectSerialisesDictionariesWithSortedKeys() throws {
-    let result = answer(.jsonObject(["b": 2, "a": [true, "x"], "c": NSNull()], status: 202))
+  @Test func anUntypedObjectIsSerialisedWithSortedKeys() throws {
+    let result = answer(.json(["b": 2, "a": [true, "x"], "c": NSNull()], status: 202))
     #expect(result.status == 202)
     #expect(result.header("Content-Type") == "application/json")
     #expect(result.text == #"{"a":[true,"x"],"b":2,"c":null}"#)
   }
 
-  @Test func jsonObjectThatJSONCannotRepresentFailsWhenUsed() {
+  @Test func anUntypedObjectThatJSONCannotRepresentFailsWhenUsed() {
     let mock = URLSessionMock()
-    mock.stub(.get("/when"), with: .jsonObject(["when": Date(timeIntervalSince1970: 0)]))
+    mock.stub(.get("/when"), with: .json(["when": Date(timeIntervalSince1970: 0)] as [String: Any]))
     expectReport {
       #expect(route(mock, "GET", "https://e.com/when").urlErrorCode == .resourceUnavailable)
     } matching: { report in
       let text = report.message
-      return text.contains("The object for .jsonObject(...) cannot be represented as JSON")
-        && text.contains("Dictionary<String, Date>")
+      return text.contains("The object for .json(...) cannot be represented as JSON")
+        && text.contains("Dictionary<String, Any>")
     }
   }
 
@@ -115,7 +115,7 @@ import Testing
     let text = answer(.text("# Hi", headers: ["Content-Type": "text/markdown"]))
     #expect(text.header("Content-Type") == "text/markdown")
 
-    let object = answer(.jsonObject(["a": 1], headers: ["CONTENT-TYPE": "text/json"]))
+    let object = answer(.json(["a": 1], headers: ["CONTENT-TYPE": "text/json"]))
     #expect(object.header("Content-Type") == "text/json")
 
     let file = answer(
@@ -245,10 +245,10 @@ import Testing
 
   // MARK: - Edge cases found in review
 
-  @Test func jsonObjectAcceptsTopLevelFragments() {
-    #expect(answer(.jsonObject("text")).data == Data(#""text""#.utf8))
-    #expect(answer(.jsonObject(42)).data == Data("42".utf8))
-    #expect(answer(.jsonObject(NSNull())).data == Data("null".utf8))
+  @Test func anUntypedObjectMayBeATopLevelFragment() {
+    #expect(answer(.json("text")).data == Data(#""text""#.utf8))
+    #expect(answer(.json(42)).data == Data("42".utf8))
+    #expect(answer(.json(NSNull())).data == Data("null".utf8))
   }
 
   @Test func aStatusOutsideHTTPsRangeFailsWhenUsed() {
