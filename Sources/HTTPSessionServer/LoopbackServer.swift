@@ -31,6 +31,14 @@ import HTTPSessionMocksRuntime
 /// > `NSAllowsLocalNetworking` in its `Info.plist`
 /// > (<doc:ServingAMockOverLoopback#App-Transport-Security>).
 ///
+/// ## Where reports go
+///
+/// Requests reach the server on its own threads, where no test is running, so the server keeps
+/// the test its reports belong to: the one that started it, or the one that last called
+/// ``reportToCurrentTest()``. Reading ``baseURL``, ``port`` or ``webSocketURL(for:)`` calls it
+/// too, since a test reads the address just before it points a client at the server, inside the
+/// `withKnownIssue` scope that expects a report. Outside a test, reports go to standard error.
+///
 /// <doc:ServingAMockOverLoopback> has what each answer looks like on the wire, the
 /// ``ServerLimits``, the bounded journal and the `stub-server` command.
 public final class LoopbackServer: Sendable {
@@ -39,10 +47,10 @@ public final class LoopbackServer: Sendable {
   /// It names the host the server was started with: `http://localhost:54321` for
   /// `startServer(host: "localhost")`, `http://[::1]:54321` for `"::1"`.
   ///
-  /// Reading it in a test also tells the server where its reports belong: a request no stub
-  /// matches fails the test, and the `withKnownIssue` scope, in which the address was last read
-  /// (or, before that, the one that started the server). Read it inside the scope that expects
-  /// the report, and again after the scope; give each test its own server:
+  /// Reading it calls ``reportToCurrentTest()``: a request no stub matches fails the test, and
+  /// the `withKnownIssue` scope, in which the address was last read (or, before that, the one
+  /// that started the server). Read it inside the scope that expects the report, and again after
+  /// the scope; give each test its own server:
   ///
   /// ```swift
   /// try await withKnownIssue {
@@ -57,8 +65,7 @@ public final class LoopbackServer: Sendable {
   /// `ws://127.0.0.1:54321/chat` for `"/chat"`.
   ///
   /// A stub's `StubResponse.webSocket(subprotocol:_:)` script answers the
-  /// upgrade there. Reading it, like reading ``baseURL``, tells the server which test and
-  /// `withKnownIssue` scope its reports belong to.
+  /// upgrade there. Like ``baseURL``, it calls ``reportToCurrentTest()``.
   public func webSocketURL(for path: String) -> URL {
     context?.refresh()
     var base = address.absoluteString
@@ -71,12 +78,32 @@ public final class LoopbackServer: Sendable {
     return URL(string: base + encoded) ?? address
   }
 
-  /// The TCP port the server listens on. Reading it, like reading ``baseURL``, tells the server
-  /// which test and `withKnownIssue` scope its reports belong to.
+  /// The TCP port the server listens on. Reading it, like reading ``baseURL``, calls
+  /// ``reportToCurrentTest()``.
   public var port: Int {
     context?.refresh()
     return chosenPort
   }
+  /// Sends the server's reports from now on to the test, and the `withKnownIssue` scope, that
+  /// calls this: a request no stub matches, a failed expectation of the mock, a warning.
+  ///
+  /// Reading ``baseURL``, ``port`` or ``webSocketURL(for:)`` calls it, so a test that reads the
+  /// address inside its `withKnownIssue` scope needs no other call. Call it yourself when the
+  /// client already has the address, such as an app launched before the scope:
+  ///
+  /// ```swift
+  /// try await withKnownIssue {
+  ///   server.reportToCurrentTest()
+  ///   try await tapRetry()  // the app asks for a path no stub matches
+  /// }
+  /// server.reportToCurrentTest()  // later reports belong to the test again
+  /// ```
+  ///
+  /// Outside a test it does nothing: reports go to standard error.
+  public func reportToCurrentTest() {
+    context?.refresh()
+  }
+
   private let address: URL
   private let chosenPort: Int
   private let context: ReportContext?

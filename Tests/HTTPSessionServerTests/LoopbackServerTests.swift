@@ -66,6 +66,23 @@ import Testing
     #expect(reports.first?.message.contains("The client received 404 Not Found") == true)
   }
 
+  @Test func reportToCurrentTestBringsTheReportsIntoTheScopeThatCallsIt() async throws {
+    // The address is read before the scope, as by an app launched earlier: only the explicit
+    // call inside the scope can bring the report there. Without it, the report would be a real
+    // issue outside the scope and this test would fail.
+    let mock = URLSessionMock()
+    let server = try mock.startServer()
+    defer { server.stop() }
+    let url = server.baseURL.appendingPathComponent("nope")
+    let (response, reports) = try await withCapturedReports {
+      server.reportToCurrentTest()
+      return try await liveSession().data(from: url).1
+    }
+    #expect((response as? HTTPURLResponse)?.statusCode == 404)
+    #expect(reports.count == 1)
+    #expect(reports.first?.message.contains("/nope") == true)
+  }
+
   /// A stub written for the real API's absolute URL misses on scheme, host and port over
   /// loopback: the report says how to serve it as that origin.
   @Test func aStubWithAnAbsoluteURLMissesWithAdviceToServeItsOrigin() async throws {

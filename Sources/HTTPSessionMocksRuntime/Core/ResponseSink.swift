@@ -35,8 +35,9 @@ package protocol ResponseSink: AnyObject, Sendable {
   func receiveWhole(_ response: URLResponse?, _ body: Data?, _ end: ExchangeEnd)
   /// The exchange the journal records for this answer (with the stub that answered), just
   /// before the answer's end reaches the sink. Unlike the other calls, it comes with the core's
-  /// lock held, in the critical region that records it: keep the value, call nothing. By
-  /// default, nothing.
+  /// lock held, in the critical region that records it: keep the value, call nothing, take no
+  /// lock. The end follows on the same thread once the core's lock is released, so a plain
+  /// field may keep the value. By default, nothing.
   func recorded(_ exchange: Exchange)
   /// The request the mock is about to send on to another session for this exchange (a proxied
   /// stub's, a pass-through policy's), and what is sent instead: a door that is itself a hop on

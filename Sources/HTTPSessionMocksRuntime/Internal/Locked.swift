@@ -8,21 +8,22 @@
   import Bionic
 #endif
 
-/// A mutual-exclusion lock around one value, for the doubles' `State` structs.
+/// A mutual-exclusion lock around one value, for the doubles' `State` structs: the package's one
+/// lock type, which the loopback server's module uses too (hence `package`).
 ///
 /// `Synchronization.Mutex` needs macOS 15 / iOS 18 and this package supports macOS 13 / iOS 16,
 /// so the lock is `os_unfair_lock` on Apple platforms and a `pthread_mutex_t` elsewhere, kept in
 /// one allocation with the value (as swift-nio's `NIOLockedValueBox` does). Never call user code
 /// or resume a continuation inside `withLock`.
-struct Locked<Value>: @unchecked Sendable {
+package struct Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable: the value is only reached through `withLock`, under the lock.
   private let storage: LockStorage<Value>
 
-  init(_ value: Value) {
+  package init(_ value: Value) {
     storage = LockStorage.make(value)
   }
 
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     try storage.withLock(body)
   }
 

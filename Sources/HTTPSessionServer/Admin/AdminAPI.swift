@@ -13,9 +13,7 @@ import HTTPSessionMocksRuntime
 /// connection's thread, except `POST /__admin/requests/wait`, which answers from a task of its
 /// own once enough requests arrived or its time is up; the connection's thread waits for the
 /// answer as for a delayed stub, and no other connection waits for it.
-final class AdminAPI: @unchecked Sendable {
-  // @unchecked Sendable: `state` is only read and written with `lock` held; every other
-  // stored property is a `let` of a Sendable type.
+final class AdminAPI: Sendable {
 
   /// An answer: a status and a JSON body.
   struct Reply {
@@ -43,8 +41,7 @@ final class AdminAPI: @unchecked Sendable {
   let mappings: AdminMappings
   /// How many requests the mock's journal keeps (`ServerLimits.maxJournalExchanges`).
   private let journalLimit: Int
-  private let lock = NSLock()
-  private var state = State()
+  private let state = Locked(State())
 
   init(mock: URLSessionMock, settings: AdminSettings, journalLimit: Int) {
     self.mock = mock
@@ -56,12 +53,12 @@ final class AdminAPI: @unchecked Sendable {
 
   /// Sets how `POST /__admin/shutdown` stops the server, once the server exists.
   func stopsServer(with stop: @escaping @Sendable () -> Void) {
-    lock.withLock { state.stop = stop }
+    state.withLock { $0.stop = stop }
   }
 
   /// Notes that the request of task `taskIdentifier` arrived at `date`.
   func logged(_ taskIdentifier: Int, at date: Date) {
-    lock.withLock {
+    state.withLock { state in
       state.logged[taskIdentifier] = date
       state.loggedOrder.append(taskIdentifier)
       let keep = max(journalLimit, 1)
@@ -73,7 +70,7 @@ final class AdminAPI: @unchecked Sendable {
     }
   }
 
-  private func loggedDates() -> [Int: Date] { lock.withLock { state.logged } }
+  private func loggedDates() -> [Int: Date] { state.withLock { $0.logged } }
 
   // MARK: - Answering
 
@@ -121,7 +118,7 @@ final class AdminAPI: @unchecked Sendable {
   /// Stops the server on a thread of its own, once the answer is on its way: the connection
   /// that asked writes it before it sees the stop.
   private func shutDown() {
-    let stop = settings.onShutdown ?? lock.withLock { state.stop }
+    let stop = settings.onShutdown ?? state.withLock { $0.stop }
     guard let stop else { return }
     Thread.detachNewThread { stop() }
   }

@@ -21,7 +21,7 @@ import HTTPSessionMocksRuntime
 /// on the socket and on a ``WakeSignal``, which the sink (from any thread) and ``stop()`` wake.
 final class Connection: @unchecked Sendable {
   // @unchecked Sendable: `parser` and the read buffer belong to the connection's own thread;
-  // everything other threads touch is in `shared`, behind `lock`.
+  // everything other threads touch is in `shared`, behind its lock.
 
   private enum Event: @unchecked Sendable {
     // @unchecked Sendable: a `URLResponse` is not mutated once the mock hands it over.
@@ -75,8 +75,7 @@ final class Connection: @unchecked Sendable {
   private let handler: any ExchangeHandler
   private let baseURL: String
   private let hop: ViaHop
-  private let lock = NSLock()
-  private var shared = Shared()
+  private let shared = Locked(Shared())
   private var parser: HTTPRequestParser
   private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
   private var headCache = ResponseEncoder.HeadCache()
@@ -98,27 +97,27 @@ final class Connection: @unchecked Sendable {
 
   /// Asks the connection's thread to stop: it cancels the exchange in progress and closes.
   func stop() {
-    lock.withLock {
+    shared.withLock { shared in
       shared.stopping = true
-      wakeLocked()
+      wakeLocked(shared)
     }
   }
 
   /// Serves the connection until it closes, then closes its descriptors.
   func run() {
     serve()
-    lock.withLock { shared.closed = true }
+    shared.withLock { $0.closed = true }
     Socket.closeDescriptor(fd)
     wake.close()
   }
 
-  private var isStopping: Bool { lock.withLock { shared.stopping } }
+  private var isStopping: Bool { shared.withLock { $0.stopping } }
 
   private func deliver(_ event: Event, _ exchange: Int) {
-    lock.withLock {
+    shared.withLock { shared in
       guard !shared.closed, shared.exchange == exchange else { return }
       shared.events.append(event)
-      if shared.waiting { wakeLocked() }
+      if shared.waiting { wakeLocked(shared) }
     }
   }
 
@@ -128,14 +127,14 @@ final class Connection: @unchecked Sendable {
     var forwarded = request
     forwarded.setValue(
       hop.appended(to: request.value(forHTTPHeaderField: "Via")), forHTTPHeaderField: "Via")
-    lock.withLock {
+    shared.withLock { shared in
       if shared.exchange == exchange { shared.upstream = request.url }
     }
     return forwarded
   }
 
   /// Wakes the connection's thread, unless its descriptors are closed.
-  private func wakeLocked() {
+  private func wakeLocked(_ shared: Shared) {
     guard !shared.closed else { return }
     wake.wake()
   }
@@ -305,7 +304,7 @@ final class Connection: @unchecked Sendable {
         upgrade = handshake
       }
     }
-    let id = lock.withLock {
+    let id = shared.withLock { shared in
       shared.exchange += 1
       shared.events = []
       shared.upstream = nil
@@ -321,7 +320,7 @@ final class Connection: @unchecked Sendable {
     /// Set once the head of a streamed answer is written: its pieces go out as they come.
     var framing: ResponseEncoder.Framing?
     while outcome == nil {
-      let (events, stopping) = lock.withLock {
+      let (events, stopping) = shared.withLock { shared in
         defer { shared.events = [] }
         // From here on, an event must wake the thread: it may be about to poll.
         shared.waiting = true
@@ -355,12 +354,12 @@ final class Connection: @unchecked Sendable {
       }
       if outcome != nil { break }
       if !written || stopping || !waitDuringExchange() {
-        lock.withLock { shared.waiting = false }
+        shared.withLock { $0.waiting = false }
         cancel()
         return false
       }
     }
-    let upstream = lock.withLock {
+    let upstream = shared.withLock { shared in
       shared.exchange += 1
       shared.waiting = false
       return shared.upstream

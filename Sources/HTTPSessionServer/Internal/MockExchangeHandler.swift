@@ -91,13 +91,13 @@ struct MockExchangeHandler: ExchangeHandler {
 /// client sees the answer. The exchange (with the stub that answered) is the one the core
 /// hands over as it records it.
 private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked Sendable {
-  // @unchecked Sendable: `exchange` is only touched with `lock` held; the rest is `let` and
-  // Sendable.
+  // @unchecked Sendable: `exchange` is written by `recorded(_:)` and read by the end that follows
+  // it, on the same thread (the core records an exchange in its critical region and hands the
+  // end to the sink just after leaving it); the rest is `let` and Sendable.
   private let base: Base
   private let request: URLRequest
   private let mock: URLSessionMock
   private let observer: @Sendable (ServedRequest) -> Void
-  private let lock = NSLock()
   private var exchange: Exchange?
 
   init(
@@ -110,8 +110,10 @@ private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked 
     self.observer = observer
   }
 
+  /// Keeps the exchange and calls nothing but the base's `recorded`, as the core's lock is held
+  /// (no lock of its own: see the comment on the class).
   func recorded(_ exchange: Exchange) {
-    lock.withLock { self.exchange = exchange }
+    self.exchange = exchange
     base.recorded(exchange)
   }
 
@@ -130,7 +132,6 @@ private final class ObservingSink<Base: ResponseSink>: ResponseSink, @unchecked 
   }
 
   private func observe(_ end: ExchangeEnd) {
-    let exchange = lock.withLock { self.exchange }
     observer(ServedRequest(request, end, exchange: exchange, mock: mock))
   }
 }

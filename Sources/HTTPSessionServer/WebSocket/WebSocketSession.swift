@@ -47,10 +47,13 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
   private let handler: any ExchangeHandler
   private let write: ([UInt8]) -> Bool
   private let isStopping: () -> Bool
-  private let lock = NSLock()
-  private var outbox: [Command] = []
-  /// Set once the thread left `run`: the descriptors may be closed, nothing is queued.
-  private var closed = false
+  /// What other threads touch: the commands queued for the connection's thread.
+  private struct Shared {
+    var outbox: [Command] = []
+    /// Set once the thread left `run`: the descriptors may be closed, nothing is queued.
+    var closed = false
+  }
+  private let shared = Locked(Shared())
   private var parser: WebSocketFrameParser
   private var assembler: WebSocketMessageAssembler
   private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -95,9 +98,9 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
   func drop() { enqueue(.drop) }
 
   private func enqueue(_ command: Command) {
-    lock.withLock {
-      guard !closed else { return }
-      outbox.append(command)
+    shared.withLock { shared in
+      guard !shared.closed else { return }
+      shared.outbox.append(command)
       // Under the lock, so that the descriptors cannot close in between.
       wake.wake()
     }
@@ -112,9 +115,9 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
   func run(_ conversation: WebSocketConversation, leftover: [UInt8]) {
     parser.append(leftover)
     defer {
-      lock.withLock {
-        closed = true
-        outbox = []
+      shared.withLock { shared in
+        shared.closed = true
+        shared.outbox = []
       }
       conversation.connectionLost()
     }
@@ -139,9 +142,9 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
       return write(WebSocketFrame.close(code, reason: reason).encoded())
     }
     while true {
-      let commands = lock.withLock {
-        defer { outbox = [] }
-        return outbox
+      let commands = shared.withLock { shared in
+        defer { shared.outbox = [] }
+        return shared.outbox
       }
       for command in commands where closing == nil {
         switch command {
@@ -188,7 +191,7 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
             }
             // A message may have made the script send, ping or close: written before more
             // frames are read.
-            if lock.withLock({ !outbox.isEmpty }) { break }
+            if shared.withLock({ !$0.outbox.isEmpty }) { break }
           }
         } catch {
           failed = true
@@ -204,7 +207,7 @@ final class WebSocketSession: WebSocketPeer, @unchecked Sendable {
           Socket.shutdownWrite(fd)
         }
       }
-      if lock.withLock({ !outbox.isEmpty }) { continue }
+      if shared.withLock({ !$0.outbox.isEmpty }) { continue }
       let now = Self.now()
       if closing == nil, now - lastHeard >= idle {
         let reason = Array("no frame from the client for \(limits.webSocketIdleTimeout)".utf8)
