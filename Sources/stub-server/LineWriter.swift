@@ -19,6 +19,8 @@ import Foundation
 /// count is said on standard error once the writer catches up.
 final class LineWriter: @unchecked Sendable {
   // @unchecked Sendable: the mutable fields are only touched with `condition` locked.
+  /// A condition, not only a lock: the writer thread sleeps on it until lines come or a batch
+  /// is due, and `flush` waits on it for the thread to catch up.
   private let condition = NSCondition()
   private var pending: [UInt8] = []
   private var writing = false

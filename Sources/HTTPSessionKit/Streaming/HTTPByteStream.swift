@@ -95,6 +95,9 @@ public struct HTTPByteStream: AsyncSequence, Sendable {
   final class Cancellation: @unchecked Sendable {
     // @unchecked Sendable: `state` is only read and written with `lock` held; the closure is
     // called after the lock is released.
+    // NSLock, not the package's `Locked`: this module, the one production code links, sits below
+    // the one that holds `Locked`, and a lock shared from here would be a generic call across
+    // modules on every double's request path.
     private let lock = NSLock()
     private var state: (@Sendable () -> Void)?
 

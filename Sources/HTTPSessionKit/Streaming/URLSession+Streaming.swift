@@ -54,6 +54,9 @@ final class StreamRelay: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// before the continuation is kept.
     var endedEarly: (any Error)?
   }
+  // NSLock, not the package's `Locked`: this module, the one production code links, sits below
+  // the one that holds `Locked`, and a lock shared from here would be a generic call across
+  // modules on every double's request path.
   private let lock = NSLock()
   private var state = State()
 

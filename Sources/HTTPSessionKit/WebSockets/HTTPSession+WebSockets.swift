@@ -35,6 +35,9 @@ final class UnsupportedWebSocketTask: HTTPWebSocketTask, @unchecked Sendable {
   // @unchecked Sendable: `resumed` is only read and written with `lock` held; the rest is
   // immutable.
   private let error: URLError
+  // NSLock, not the package's `Locked`: this module, the one production code links, sits below
+  // the one that holds `Locked`, and a lock shared from here would be a generic call across
+  // modules on every double's request path.
   private let lock = NSLock()
   private var resumed = false
 

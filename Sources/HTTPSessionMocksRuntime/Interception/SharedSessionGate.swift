@@ -23,6 +23,8 @@ import Foundation
 ///   cannot tell. The scope answers it (while a scope is active, it has the process's
 ///   `URLSession.shared`), and names it in one warning when the scope ends.
 package enum SharedSessionGate {
+  /// A scope waiting for its turn: an async one suspends; a synchronous one blocks its thread on
+  /// a semaphore, which waits as no lock can.
   private enum Waiter {
     case suspended(CheckedContinuation<Void, Never>)
     case blocked(DispatchSemaphore)

@@ -70,6 +70,7 @@ package final class TestContextRelay: Sendable {
   package func runAndWait(
     timeout: Duration = .seconds(5), _ job: @escaping @Sendable () -> Void
   ) -> Bool {
+    // A semaphore: the caller's thread waits, with a timeout, for a job on another thread.
     let done = DispatchSemaphore(value: 0)
     run {
       job()
@@ -108,6 +109,7 @@ package func withReports<R>(relayedThrough relay: TestContextRelay?, _ body: () 
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 package final class RelayThread: TaskExecutor, @unchecked Sendable {
   // @unchecked Sendable: `jobs` and `ended` are only read and written with `condition` locked.
+  /// A condition, not only a lock: the relay's thread sleeps on it until a job comes.
   private let condition = NSCondition()
   private var jobs: [UnownedJob] = []
   private var ended = false

@@ -21,6 +21,7 @@ final class Listener: @unchecked Sendable {
   private let baseURL: String
   /// This server's element of the `Via` header, which every connection adds and looks for.
   private let hop = ViaHop()
+  /// A condition, not only a lock: `stop()` waits on it until every connection thread has left.
   private let condition = NSCondition()
   private var connections: [ObjectIdentifier: Connection] = [:]
   private var threads = 0
