@@ -49,7 +49,8 @@ let package = Package(
     .executableTarget(
       name: "benchmarks",
       dependencies: ["HTTPSessionKit", "HTTPSessionMocksRuntime", "HTTPSessionServer"],
-      path: "Benchmarks", exclude: ["README.md", "admin-scale", "pattern-stall"], swiftSettings: settings),
+      path: "Benchmarks", exclude: ["README.md", "admin-scale", "pattern-stall"],
+      swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests",
       dependencies: [
