@@ -49,7 +49,8 @@ let package = Package(
     .executableTarget(
       name: "benchmarks",
       dependencies: ["HTTPSessionKit", "HTTPSessionMocksRuntime", "HTTPSessionServer"],
-      path: "Benchmarks", exclude: ["README.md", "admin-scale", "pattern-stall"],
+      path: "Benchmarks",
+      exclude: ["README.md", "admin-scale", "callgrind-per-request", "pattern-stall"],
       swiftSettings: settings),
     .testTarget(
       name: "HTTPSessionMocksTests",
