@@ -319,6 +319,6 @@ extension SessionCore {
       return (!stored && state.isCanceling(task), state.settle())
     }
     if runNow { cancel() }
-    for waiter in waiters { waiter.resume() }
+    waiters.wake()
   }
 }

@@ -68,27 +68,25 @@ final class SessionCore: Sendable {
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.
-    mutating func settle() -> [CheckedContinuation<Void, any Error>] {
+    mutating func settle() -> Wakeups {
       settledCount += 1
-      guard !waiters.isEmpty else { return [] }
+      guard !waiters.isEmpty else { return .none }
       let count = settledCount
       let met = waiters.filter { $0.value.count <= count }
       for key in met.keys { waiters[key] = nil }
-      return met.values.map(\.continuation)
+      return Wakeups(met.values.map(\.continuation))
     }
 
     /// Records a task's completion and the exchange that ended it, and counts it as ended;
     /// returns the waiters this satisfies, to resume outside the lock.
-    mutating func recordEnded(_ exchange: consuming Exchange) -> [CheckedContinuation<
-      Void, any Error
-    >] {
+    mutating func recordEnded(_ exchange: consuming Exchange) -> Wakeups {
       records.recordCompleted(exchange)
       endedCount += 1
-      guard !endWaiters.isEmpty else { return [] }
+      guard !endWaiters.isEmpty else { return .none }
       let count = endedCount
       let met = endWaiters.filter { $0.value.count <= count }
       for key in met.keys { endWaiters[key] = nil }
-      return met.values.map(\.continuation)
+      return Wakeups(met.values.map(\.continuation))
     }
   }
 
@@ -154,12 +152,11 @@ final class SessionCore: Sendable {
     let (identifier, resource) = state.withLock {
       ($0.records.recordCreated(request, kind: kind), $0.resourceTimeout)
     }
-    let limits = TimeLimits(
-      for: request, door: door, total: configured?.total ?? resource,
-      requestTimeout: configured?.idle)
+    // The time limits are worked out when a delay needs them (``MockTask/limits``).
     return MockTask(
       core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
-      receiver: receiver, forwardDepth: forwardDepth, limits: limits)
+      receiver: receiver, forwardDepth: forwardDepth, configuredLimits: configured,
+      resourceTimeout: resource)
   }
 
   /// The longest a whole transfer may take; `nil` for no limit.
@@ -192,7 +189,7 @@ final class SessionCore: Sendable {
     case routed(StubTable.Claim?)
     /// The whole request ran inside the lock (see ``resume(_:)``): the sink to deliver to,
     /// and the waiters to wake after it.
-    case answered(Receiver, Answer, [CheckedContinuation<Void, any Error>])
+    case answered(Receiver, Answer, Wakeups)
     /// A forwarding double took the task's request and receiver in the same critical region
     /// (`nil`: a cancel came first and has delivered).
     case forwarding(URLRequest, Receiver?)
@@ -234,7 +231,7 @@ final class SessionCore: Sendable {
     case nil: return
     case .answered(let receiver, let answer, let waiters)?:
       receiver.deliver(answer)
-      for waiter in waiters { waiter.resume() }
+      waiters.wake()
     case .forwarding(let request, let receiver)?:
       guard case .forward(let session) = answering else { return }
       forward(task, request, receiver, to: session, core: forwardCore)
@@ -295,8 +292,8 @@ final class SessionCore: Sendable {
     yieldingToCancel: Bool = false, settlingResume: Bool = false, endOnly: Bool = false
   ) -> Bool {
     let (sink, waiters) = state.withLock {
-      state -> (Receiver?, [CheckedContinuation<Void, any Error>]) in
-      let waiters = settlingResume ? state.settle() : []
+      state -> (Receiver?, Wakeups) in
+      let waiters = settlingResume ? state.settle() : .none
       guard let sink = state.takeSink(of: task, yieldingToCancel: yieldingToCancel) else {
         return (nil, waiters)
       }
@@ -306,7 +303,7 @@ final class SessionCore: Sendable {
     if let sink {
       if endOnly { sink.finish(answer) } else { sink.deliver(answer) }
     }
-    for waiter in waiters { waiter.resume() }
+    waiters.wake()
     return sink != nil
   }
 
@@ -316,7 +313,7 @@ final class SessionCore: Sendable {
   func finishLocked(
     _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, for receiver: Receiver,
     in state: inout State
-  ) -> [CheckedContinuation<Void, any Error>] {
+  ) -> Wakeups {
     state.finish(task, answer)
     let request = state.currentRequest(of: task)
     let exchange: Exchange
@@ -358,16 +355,16 @@ final class SessionCore: Sendable {
     _ task: MockTask, _ undo: PendingCancel, settlingResume: Bool = false
   ) {
     let (runNow, waiters) = state.withLock { state in
-      (!state.setCancelPending(task, undo), settlingResume ? state.settle() : [])
+      (!state.setCancelPending(task, undo), settlingResume ? state.settle() : .none)
     }
     if runNow { undo.run() }
-    for waiter in waiters { waiter.resume() }
+    waiters.wake()
   }
 
   /// Wakes `waitForRequests` once the answer is scheduled (or forwarded, or held), so that a
   /// test that wakes up can advance the clock at once.
   func settleResume() {
-    for waiter in state.withLock({ $0.settle() }) { waiter.resume() }
+    state.withLock { $0.settle() }.wake()
   }
 
   /// Warns once per double that a delay takes real time because the double has no clock.

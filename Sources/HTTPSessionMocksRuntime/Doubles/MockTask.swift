@@ -35,8 +35,11 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// How many forwards of our doubles led to this task, when one of them made it (see
   /// ``Forwarding``); 0 for a task the code under test made.
   let forwardDepth: Int
-  /// The request's time limits: its idle timeout and the transfer's resource timeout.
-  let limits: TimeLimits
+  /// The timeouts of the session configuration the request came through, where the door
+  /// knows them; `nil` for none.
+  let configuredLimits: TimeLimits?
+  /// The double's resource timeout when the task was made; `nil` for none.
+  let resourceTimeout: Duration?
 
   // The task's life: changed only by the transitions of `SessionCore.State` in
   // `Core/TaskLife.swift`, under the core's lock, and read by nothing else (the public
@@ -63,16 +66,28 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
-    door: Door, receiver: Receiver, forwardDepth: Int = 0, limits: TimeLimits = .none
+    door: Door, receiver: Receiver, forwardDepth: Int = 0, configuredLimits: TimeLimits? = nil,
+    resourceTimeout: Duration? = nil
   ) {
     self.core = core
-    self.limits = limits
+    self.configuredLimits = configuredLimits
+    self.resourceTimeout = resourceTimeout
     self.forwardDepth = forwardDepth
     self.taskIdentifier = taskIdentifier
     self.originalRequest = request
     self.kind = kind
     self.door = door
     self.lifeSink = receiver
+  }
+
+  /// The request's time limits: its idle timeout and the transfer's resource timeout.
+  ///
+  /// Worked out when a delay or a stream needs them, not when the task is made: reading the
+  /// request's timeout costs about 400 instructions, which an answer due at once never needs.
+  var limits: TimeLimits {
+    TimeLimits(
+      for: originalRequest, door: door, total: configuredLimits?.total ?? resourceTimeout,
+      requestTimeout: configuredLimits?.idle)
   }
 
   /// The request the task sends now: ``originalRequest``, or the last hop of a redirect the
