@@ -65,6 +65,9 @@ final class SessionCore: Sendable {
     var resumeWatchdog = ResumeWatchdog()
     /// The longest a whole transfer may take (``URLSessionMock/resourceTimeout``).
     var resourceTimeout: Duration?
+    /// Whether ``resume(_:)`` decides what it can in the critical region that records the
+    /// request (see `shortcut`); tests turn it off to compare with the long way.
+    var takesShortcuts = true
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.
@@ -142,21 +145,21 @@ final class SessionCore: Sendable {
 
   // MARK: - Tasks: the doors' way in
 
-  /// Creates a suspended task whose answer goes to `receiver`. `configured` holds the timeouts
-  /// of the session configuration the request came through, where a door knows them (the
-  /// URLProtocol bridge of a configuration routed with `intercept(_:)`).
-  func makeTask(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, receiver: Receiver,
-    forwardDepth: Int = 0, configured: TimeLimits? = nil
+  /// The one way in for every door: creates a suspended task for `request`, which came through
+  /// a door with these `traits`, whose answer goes to `receiver`. The injected door hands the
+  /// task to the code under test, which resumes it; the other doors resume it at once
+  /// (``URLSessionMock/send(_:kind:door:to:)``) or refuse it (``refuse(_:answering:)``).
+  func enter(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, through traits: DoorTraits,
+    receiver: Receiver, forwardDepth: Int = 0
   ) -> MockTask {
     let (identifier, resource) = state.withLock {
       ($0.records.recordCreated(request, kind: kind), $0.resourceTimeout)
     }
     // The time limits are worked out when a delay needs them (``MockTask/limits``).
     return MockTask(
-      core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
-      receiver: receiver, forwardDepth: forwardDepth, configuredLimits: configured,
-      resourceTimeout: resource)
+      core: self, taskIdentifier: identifier, request: request, kind: kind, traits: traits,
+      receiver: receiver, forwardDepth: forwardDepth, resourceTimeout: resource)
   }
 
   /// The longest a whole transfer may take; `nil` for no limit.
@@ -210,22 +213,7 @@ final class SessionCore: Sendable {
     let start = state.withLock { state -> Start? in
       guard state.start(task) else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
-      guard answersFromStubs else {
-        guard case .forward = answering,
-          Forwarding.depth(of: task) < Forwarding.maximumDepth
-        else { return .undecided }
-        return .forwarding(
-          state.currentRequest(of: task), state.takeSinkForForwarding(of: task))
-      }
-      guard !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
-      guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
-        return .routed(nil)
-      }
-      guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
-        let sink = state.takeSink(of: task, yieldingToCancel: true)
-      else { return .routed(claim) }
-      let ended = finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
-      return .answered(sink, answer, state.settle() + ended)
+      return shortcut(task, in: &state)
     }
     switch consume start {
     case nil: return
@@ -240,7 +228,59 @@ final class SessionCore: Sendable {
     case .undecided?:
       carryOut(decide(task), for: task)
     }
+  }
 
+  /// How far the critical region that records `task`'s request may decide it: the one place
+  /// that owns the fast path's conditions. The long way (``decide(_:)``, then
+  /// ``carryOut(_:for:)``) reaches the same plan for every request; the shortcut only saves
+  /// critical regions and the building of a plan, which `SessionCoreShortcutTests` checks by
+  /// running the same requests with ``State/takesShortcuts`` on and off.
+  ///
+  /// A forwarding double forwards here when ``forwardBar(for:)`` allows it. A table without
+  /// matcher closures is routed here; when the stub's answer needs no step after it
+  /// (``readyAnswer(_:for:in:)``), the task is finished and its exchange recorded here too.
+  private func shortcut(_ task: MockTask, in state: inout State) -> Start {
+    guard state.takesShortcuts else { return .undecided }
+    guard answersFromStubs else {
+      guard case .forward = answering, Self.forwardBar(for: task) == nil else {
+        return .undecided
+      }
+      return .forwarding(state.currentRequest(of: task), state.takeSinkForForwarding(of: task))
+    }
+    guard !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
+    guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
+      return .routed(nil)
+    }
+    guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
+      let sink = state.takeSink(of: task, yieldingToCancel: true)
+    else { return .routed(claim) }
+    let ended = finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
+    return .answered(sink, answer, state.settle() + ended)
+  }
+
+  /// Whether `response`, a stub's answer to `task`, is delivered as soon as it is built: due at
+  /// once, not dribbled, and not a redirect that the door follows. ``readyAnswer(_:for:in:)``
+  /// takes only such a response; ``decideFromStubs(_:_:overrun:)`` delivers such a response
+  /// without another step.
+  static func isDeliveredAsBuilt(_ response: StubResponse, to task: MockTask) -> Bool {
+    response.isImmediate && response.dribble == nil
+      && !(response.isRedirect && task.traits.followsRedirects)
+  }
+
+  /// Why `task` cannot be passed to another session, or `nil` when it can.
+  enum ForwardBar {
+    /// A WebSocket's messages cannot pass through a data task's relay.
+    case webSocket
+    /// The task has been forwarded ``Forwarding/maximumDepth`` times in a row.
+    case loop
+  }
+
+  /// Why `task` cannot be passed to another session, or `nil` when it can: read by the
+  /// shortcut and by the long way's forward alike.
+  static func forwardBar(for task: MockTask) -> ForwardBar? {
+    if task.kind == .webSocket { return .webSocket }
+    if Forwarding.depth(of: task) >= Forwarding.maximumDepth { return .loop }
+    return nil
   }
 
   /// The answer of `claim`'s stub when it needs no work at all: a listed response, due at
@@ -256,9 +296,7 @@ final class SessionCore: Sendable {
     }
     let index = claim.responseIndex(among: responses.count)
     let response = responses[index]
-    guard response.isImmediate, response.dribble == nil,
-      !(response.isRedirect && task.door.followsRedirects)
-    else { return nil }
+    guard isDeliveredAsBuilt(response, to: task) else { return nil }
     // The same answer for every request: no need to read the request's URL and method.
     if let fixed = response.storage.fixedAnswer { return fixed }
     guard let url = claim.sentURL ?? task.originalRequest.url else { return nil }
