@@ -239,6 +239,7 @@ final class SessionCore: Sendable {
   /// A forwarding double forwards here when ``forwardBar(for:)`` allows it. A table without
   /// matcher closures is routed here; when the stub's answer needs no step after it
   /// (``readyAnswer(_:for:in:)``), the task is finished and its exchange recorded here too.
+  @inline(__always)  // On every request: a call of its own cost about 60 instructions.
   private func shortcut(_ task: MockTask, in state: inout State) -> Start {
     guard state.takesShortcuts else { return .undecided }
     guard answersFromStubs else {
@@ -262,6 +263,7 @@ final class SessionCore: Sendable {
   /// once, not dribbled, and not a redirect that the door follows. ``readyAnswer(_:for:in:)``
   /// takes only such a response; ``decideFromStubs(_:_:overrun:)`` delivers such a response
   /// without another step.
+  @inline(__always)  // On every request: a call of its own cost about 60 instructions.
   static func isDeliveredAsBuilt(_ response: StubResponse, to task: MockTask) -> Bool {
     response.isImmediate && response.dribble == nil
       && !(response.isRedirect && task.traits.followsRedirects)
@@ -277,6 +279,7 @@ final class SessionCore: Sendable {
 
   /// Why `task` cannot be passed to another session, or `nil` when it can: read by the
   /// shortcut and by the long way's forward alike.
+  @inline(__always)  // On every request: a call of its own cost about 60 instructions.
   static func forwardBar(for task: MockTask) -> ForwardBar? {
     if task.kind == .webSocket { return .webSocket }
     if Forwarding.depth(of: task) >= Forwarding.maximumDepth { return .loop }

@@ -2,8 +2,8 @@
 /// taken under the lock, woken once out of it, after the sink.
 ///
 /// Nearly always nobody waits, so "none" is held without an array: a request with nobody
-/// waiting makes, copies and frees no array (returning and joining empty arrays cost every
-/// request about 130 instructions, and concatenating them about 280).
+/// waiting neither concatenates, returns nor frees an array (concatenating the two empty lists
+/// of waiters was a measurable part of every request in the `mock` benchmark).
 struct Wakeups {
   private var continuations: [CheckedContinuation<Void, any Error>]?
 
