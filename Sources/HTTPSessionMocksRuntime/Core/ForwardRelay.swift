@@ -93,15 +93,15 @@ final class ForwardRelay: @unchecked Sendable {
     let answer = answer.unmatched.map { Answer(error: $0.error) } ?? answer
     let exchange = Exchange(
       taskIdentifier: taskIdentifier, request: request, answer: answer, stub: stub, door: door)
-    let ended: [CheckedContinuation<Void, any Error>] =
+    let ended: Wakeups =
       state.withLock { state in
         answered = true
         if let task = resumingTask ?? pendingTask { state.finish(task, answer) }
         receiver.recorded(exchange)
         return state.recordEnded(exchange)
-      } ?? []
+      } ?? .none
     receiver.deliver(answer)
-    for waiter in ended { waiter.resume() }
+    ended.wake()
   }
 
   /// Ends the resume of the wrapped task; called under the forwarding core's lock, with the

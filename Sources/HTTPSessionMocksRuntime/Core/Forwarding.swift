@@ -56,8 +56,9 @@ enum Forwarding {
           relayDownload(file, response, error, to: handler)
         })
     }
-    return core.makeTask(
-      request, kind: kind, door: .injected, receiver: receiver, forwardDepth: depth)
+    // A forward to one of our doubles comes in through its injected door.
+    return core.enter(
+      request, kind: kind, through: .injected, receiver: receiver, forwardDepth: depth)
   }
 
   /// Creates, in `session`, the task that stands behind a double's task; `relay` gets its

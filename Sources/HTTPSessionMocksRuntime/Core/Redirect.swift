@@ -29,17 +29,3 @@ enum Redirect {
     return next
   }
 }
-
-extension Door {
-  /// Whether the door follows redirects itself, as URLSession would for the code under test;
-  /// the loopback server hands them to its client instead, which follows them. The URLProtocol
-  /// bridge hands them to URL loading on Apple platforms (`wasRedirectedTo`), and follows them
-  /// itself on Linux, where swift-corelibs-foundation's `wasRedirectedTo` is a `fatalError`.
-  var followsRedirects: Bool {
-    switch self {
-    case .injected: return true
-    case .server: return false
-    case .urlProtocol: return !URLLoadingTraits.current.followsRedirectsThroughClient
-    }
-  }
-}

@@ -36,13 +36,14 @@ extension SessionCore {
     case .unmatched(let unmatched):
       let request = unmatched.request
       // A URLProtocol never sees an upload task's body: the report says so when it matters.
-      let bodyUnseen = task.door == .urlProtocol && task.kind == .upload && request.httpBody == nil
+      let bodyUnseen =
+        !task.traits.seesUploadBody && task.kind == .upload && request.httpBody == nil
       let redaction = unmatched.redaction
       // The near misses run every pattern again: under a budget of their own.
       let budget = MatchBudget(withLock { $0.matchLimits })
       let misses = budget.run { unmatched.table.nearMisses(for: request, redacting: redaction) }
       var report = NearMiss.unmatchedReport(
-        request, misses, bodyUnseen: bodyUnseen, door: task.door, voice: voice,
+        request, misses, bodyUnseen: bodyUnseen, traits: task.traits, voice: voice,
         redaction: redaction)
       if let overrun = budget.overrun {
         report +=
@@ -319,6 +320,6 @@ extension SessionCore {
       return (!stored && state.isCanceling(task), state.settle())
     }
     if runNow { cancel() }
-    for waiter in waiters { waiter.resume() }
+    waiters.wake()
   }
 }

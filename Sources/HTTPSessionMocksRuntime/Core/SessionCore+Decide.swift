@@ -57,7 +57,9 @@ extension SessionCore {
       case .answer(let resolved): answer = resolved
       }
       delay += response.delay(forCall: claim.callNumber)
-      guard response.isRedirect, task.door.followsRedirects,
+      // What the shortcut in `resume` delivers at once (after any earlier hop's delay).
+      if Self.isDeliveredAsBuilt(response, to: task) { return .after(delay, answer, context) }
+      guard response.isRedirect, task.traits.followsRedirects,
         let next = Redirect.request(following: answer, to: request)
       else { return delivery(of: answer, response, to: task, after: delay, context) }
       guard hop < Redirect.maximumHops else {
@@ -268,13 +270,13 @@ extension SessionCore {
     sending upstream: URLRequest? = nil, stub: StubTable.Definition? = nil
   ) -> Plan {
     let context = Plan.Context(request: request, stub: nil)
-    guard task.kind != .webSocket else {
+    switch Self.forwardBar(for: task) {
+    case .webSocket?:
       let error = URLError(
         .unsupportedURL, for: request,
         description: "\(ownerName) cannot pass a WebSocket through to another session; stub it")
       return .refuse(error, report: nil, site: site, context, yieldsToCancel: false)
-    }
-    guard Forwarding.depth(of: task) < Forwarding.maximumDepth else {
+    case .loop?:
       let error = URLError(
         .resourceUnavailable, for: request,
         description: "forwarded \(Forwarding.maximumDepth) times in a row: a loop of sessions")
@@ -283,6 +285,7 @@ extension SessionCore {
         + "\(ownerName) leads back to itself (directly, through a SpySession, or through an "
         + "unmatched-request policy). Forward to a different session."
       return .refuse(error, report: report, site: site, context, yieldsToCancel: false)
+    case nil: break
     }
     let receiver = withLock { $0.takeSinkForForwarding(of: task) }
     return .forward(

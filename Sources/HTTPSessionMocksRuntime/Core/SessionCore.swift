@@ -65,30 +65,31 @@ final class SessionCore: Sendable {
     var resumeWatchdog = ResumeWatchdog()
     /// The longest a whole transfer may take (``URLSessionMock/resourceTimeout``).
     var resourceTimeout: Duration?
+    /// Whether ``resume(_:)`` decides what it can in the critical region that records the
+    /// request (see `shortcut`); tests turn it off to compare with the long way.
+    var takesShortcuts = true
 
     /// Counts one sent request as settled; returns the waiters this satisfies, to resume
     /// outside the lock.
-    mutating func settle() -> [CheckedContinuation<Void, any Error>] {
+    mutating func settle() -> Wakeups {
       settledCount += 1
-      guard !waiters.isEmpty else { return [] }
+      guard !waiters.isEmpty else { return .none }
       let count = settledCount
       let met = waiters.filter { $0.value.count <= count }
       for key in met.keys { waiters[key] = nil }
-      return met.values.map(\.continuation)
+      return Wakeups(met.values.map(\.continuation))
     }
 
     /// Records a task's completion and the exchange that ended it, and counts it as ended;
     /// returns the waiters this satisfies, to resume outside the lock.
-    mutating func recordEnded(_ exchange: consuming Exchange) -> [CheckedContinuation<
-      Void, any Error
-    >] {
+    mutating func recordEnded(_ exchange: consuming Exchange) -> Wakeups {
       records.recordCompleted(exchange)
       endedCount += 1
-      guard !endWaiters.isEmpty else { return [] }
+      guard !endWaiters.isEmpty else { return .none }
       let count = endedCount
       let met = endWaiters.filter { $0.value.count <= count }
       for key in met.keys { endWaiters[key] = nil }
-      return met.values.map(\.continuation)
+      return Wakeups(met.values.map(\.continuation))
     }
   }
 
@@ -144,22 +145,21 @@ final class SessionCore: Sendable {
 
   // MARK: - Tasks: the doors' way in
 
-  /// Creates a suspended task whose answer goes to `receiver`. `configured` holds the timeouts
-  /// of the session configuration the request came through, where a door knows them (the
-  /// URLProtocol bridge of a configuration routed with `intercept(_:)`).
-  func makeTask(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, receiver: Receiver,
-    forwardDepth: Int = 0, configured: TimeLimits? = nil
+  /// The one way in for every door: creates a suspended task for `request`, which came through
+  /// a door with these `traits`, whose answer goes to `receiver`. The injected door hands the
+  /// task to the code under test, which resumes it; the other doors resume it at once
+  /// (``URLSessionMock/send(_:kind:door:to:)``) or refuse it (``refuse(_:answering:)``).
+  func enter(
+    _ request: URLRequest, kind: SessionEvent.TaskKind, through traits: DoorTraits,
+    receiver: Receiver, forwardDepth: Int = 0
   ) -> MockTask {
     let (identifier, resource) = state.withLock {
       ($0.records.recordCreated(request, kind: kind), $0.resourceTimeout)
     }
-    let limits = TimeLimits(
-      for: request, door: door, total: configured?.total ?? resource,
-      requestTimeout: configured?.idle)
+    // The time limits are worked out when a delay needs them (``MockTask/limits``).
     return MockTask(
-      core: self, taskIdentifier: identifier, request: request, kind: kind, door: door,
-      receiver: receiver, forwardDepth: forwardDepth, limits: limits)
+      core: self, taskIdentifier: identifier, request: request, kind: kind, traits: traits,
+      receiver: receiver, forwardDepth: forwardDepth, resourceTimeout: resource)
   }
 
   /// The longest a whole transfer may take; `nil` for no limit.
@@ -192,7 +192,7 @@ final class SessionCore: Sendable {
     case routed(StubTable.Claim?)
     /// The whole request ran inside the lock (see ``resume(_:)``): the sink to deliver to,
     /// and the waiters to wake after it.
-    case answered(Receiver, Answer, [CheckedContinuation<Void, any Error>])
+    case answered(Receiver, Answer, Wakeups)
     /// A forwarding double took the task's request and receiver in the same critical region
     /// (`nil`: a cancel came first and has delivered).
     case forwarding(URLRequest, Receiver?)
@@ -213,28 +213,13 @@ final class SessionCore: Sendable {
     let start = state.withLock { state -> Start? in
       guard state.start(task) else { return nil }
       state.records.recordSent(task.originalRequest, taskIdentifier: task.taskIdentifier)
-      guard answersFromStubs else {
-        guard case .forward = answering,
-          Forwarding.depth(of: task) < Forwarding.maximumDepth
-        else { return .undecided }
-        return .forwarding(
-          state.currentRequest(of: task), state.takeSinkForForwarding(of: task))
-      }
-      guard !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
-      guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
-        return .routed(nil)
-      }
-      guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
-        let sink = state.takeSink(of: task, yieldingToCancel: true)
-      else { return .routed(claim) }
-      let ended = finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
-      return .answered(sink, answer, state.settle() + ended)
+      return shortcut(task, in: &state)
     }
     switch consume start {
     case nil: return
     case .answered(let receiver, let answer, let waiters)?:
       receiver.deliver(answer)
-      for waiter in waiters { waiter.resume() }
+      waiters.wake()
     case .forwarding(let request, let receiver)?:
       guard case .forward(let session) = answering else { return }
       forward(task, request, receiver, to: session, core: forwardCore)
@@ -243,7 +228,62 @@ final class SessionCore: Sendable {
     case .undecided?:
       carryOut(decide(task), for: task)
     }
+  }
 
+  /// How far the critical region that records `task`'s request may decide it: the one place
+  /// that owns the fast path's conditions. The long way (``decide(_:)``, then
+  /// ``carryOut(_:for:)``) reaches the same plan for every request; the shortcut only saves
+  /// critical regions and the building of a plan, which `SessionCoreShortcutTests` checks by
+  /// running the same requests with ``State/takesShortcuts`` on and off.
+  ///
+  /// A forwarding double forwards here when ``forwardBar(for:)`` allows it. A table without
+  /// matcher closures is routed here; when the stub's answer needs no step after it
+  /// (``readyAnswer(_:for:in:)``), the task is finished and its exchange recorded here too.
+  @inline(__always)  // On every request: a call of its own cost about 60 instructions.
+  private func shortcut(_ task: MockTask, in state: inout State) -> Start {
+    guard state.takesShortcuts else { return .undecided }
+    guard answersFromStubs else {
+      guard case .forward = answering, Self.forwardBar(for: task) == nil else {
+        return .undecided
+      }
+      return .forwarding(state.currentRequest(of: task), state.takeSinkForForwarding(of: task))
+    }
+    guard !state.stubs.needsMatchingOutsideTheLock else { return .undecided }
+    guard let claim = state.stubs.claimFirstMatch(task.originalRequest) else {
+      return .routed(nil)
+    }
+    guard let answer = Self.readyAnswer(claim, for: task, in: &state.stubs),
+      let sink = state.takeSink(of: task, yieldingToCancel: true)
+    else { return .routed(claim) }
+    let ended = finishLocked(task, answer, stub: claim.definition, for: sink, in: &state)
+    return .answered(sink, answer, state.settle() + ended)
+  }
+
+  /// Whether `response`, a stub's answer to `task`, is delivered as soon as it is built: due at
+  /// once, not dribbled, and not a redirect that the door follows. ``readyAnswer(_:for:in:)``
+  /// takes only such a response; ``decideFromStubs(_:_:overrun:)`` delivers such a response
+  /// without another step.
+  @inline(__always)  // On every request: a call of its own cost about 60 instructions.
+  static func isDeliveredAsBuilt(_ response: StubResponse, to task: MockTask) -> Bool {
+    response.isImmediate && response.dribble == nil
+      && !(response.isRedirect && task.traits.followsRedirects)
+  }
+
+  /// Why `task` cannot be passed to another session, or `nil` when it can.
+  enum ForwardBar {
+    /// A WebSocket's messages cannot pass through a data task's relay.
+    case webSocket
+    /// The task has been forwarded ``Forwarding/maximumDepth`` times in a row.
+    case loop
+  }
+
+  /// Why `task` cannot be passed to another session, or `nil` when it can: read by the
+  /// shortcut and by the long way's forward alike.
+  @inline(__always)  // On every request: a call of its own cost about 60 instructions.
+  static func forwardBar(for task: MockTask) -> ForwardBar? {
+    if task.kind == .webSocket { return .webSocket }
+    if Forwarding.depth(of: task) >= Forwarding.maximumDepth { return .loop }
+    return nil
   }
 
   /// The answer of `claim`'s stub when it needs no work at all: a listed response, due at
@@ -259,9 +299,7 @@ final class SessionCore: Sendable {
     }
     let index = claim.responseIndex(among: responses.count)
     let response = responses[index]
-    guard response.isImmediate, response.dribble == nil,
-      !(response.isRedirect && task.door.followsRedirects)
-    else { return nil }
+    guard isDeliveredAsBuilt(response, to: task) else { return nil }
     // The same answer for every request: no need to read the request's URL and method.
     if let fixed = response.storage.fixedAnswer { return fixed }
     guard let url = claim.sentURL ?? task.originalRequest.url else { return nil }
@@ -295,8 +333,8 @@ final class SessionCore: Sendable {
     yieldingToCancel: Bool = false, settlingResume: Bool = false, endOnly: Bool = false
   ) -> Bool {
     let (sink, waiters) = state.withLock {
-      state -> (Receiver?, [CheckedContinuation<Void, any Error>]) in
-      let waiters = settlingResume ? state.settle() : []
+      state -> (Receiver?, Wakeups) in
+      let waiters = settlingResume ? state.settle() : .none
       guard let sink = state.takeSink(of: task, yieldingToCancel: yieldingToCancel) else {
         return (nil, waiters)
       }
@@ -306,7 +344,7 @@ final class SessionCore: Sendable {
     if let sink {
       if endOnly { sink.finish(answer) } else { sink.deliver(answer) }
     }
-    for waiter in waiters { waiter.resume() }
+    waiters.wake()
     return sink != nil
   }
 
@@ -316,7 +354,7 @@ final class SessionCore: Sendable {
   func finishLocked(
     _ task: MockTask, _ answer: Answer, stub: StubTable.Definition?, for receiver: Receiver,
     in state: inout State
-  ) -> [CheckedContinuation<Void, any Error>] {
+  ) -> Wakeups {
     state.finish(task, answer)
     let request = state.currentRequest(of: task)
     let exchange: Exchange
@@ -358,16 +396,16 @@ final class SessionCore: Sendable {
     _ task: MockTask, _ undo: PendingCancel, settlingResume: Bool = false
   ) {
     let (runNow, waiters) = state.withLock { state in
-      (!state.setCancelPending(task, undo), settlingResume ? state.settle() : [])
+      (!state.setCancelPending(task, undo), settlingResume ? state.settle() : .none)
     }
     if runNow { undo.run() }
-    for waiter in waiters { waiter.resume() }
+    waiters.wake()
   }
 
   /// Wakes `waitForRequests` once the answer is scheduled (or forwarded, or held), so that a
   /// test that wakes up can advance the clock at once.
   func settleResume() {
-    for waiter in state.withLock({ $0.settle() }) { waiter.resume() }
+    state.withLock { $0.settle() }.wake()
   }
 
   /// Warns once per double that a delay takes real time because the double has no clock.

@@ -24,13 +24,16 @@ struct TimeLimits: Sendable, Equatable {
   /// No limit at all.
   static let none = TimeLimits(idle: nil, total: nil)
 
-  /// The limits of `request`, which came through `door`, with the resource timeout `total`
-  /// (`nil`: none).
-  init(for request: URLRequest, door: Door, total: Duration?, requestTimeout: Duration? = nil) {
+  /// The limits of `request`, which came through a door with these `traits`, with the
+  /// double's resource timeout `resourceTimeout` (`nil`: none). A session configuration's
+  /// timeouts, where the door knows them, stand in for the double's and for the request's
+  /// default.
+  init(for request: URLRequest, traits: DoorTraits, resourceTimeout: Duration?) {
+    let configured = traits.configuredLimits
     self.idle =
-      door == .server
-      ? nil : Self.requestTimeout(request.timeoutInterval, configured: requestTimeout)
-    self.total = total
+      traits.hasRequestTimeout
+      ? Self.requestTimeout(request.timeoutInterval, configured: configured?.idle) : nil
+    self.total = configured?.total ?? resourceTimeout
   }
 
   init(idle: Duration?, total: Duration?) {

@@ -325,24 +325,15 @@ public final class URLSessionMock: RecordingSession, Sendable {
 
   // MARK: - Doors
 
-  /// Sends `request` through the mock's one request path on behalf of a door, and writes the
-  /// answer to `sink`; returns the task, already resumed (`cancel()` stops it).
+  /// Sends `request` through the mock's one request path on behalf of a door (whose traits
+  /// are `door`), and writes the answer to `sink`; returns the task, already resumed
+  /// (`cancel()` stops it). The core's one entry (`SessionCore.enter`), then the resume.
   @discardableResult
   package func send(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, to sink: some ResponseSink
-  ) -> MockTask {
-    send(request, kind: kind, door: door, configured: nil, to: sink)
-  }
-
-  /// ``send(_:kind:door:to:)`` with the timeouts of the session configuration the request came
-  /// through, where the door knows them (the URLProtocol bridge's ``BridgeProfile``).
-  @discardableResult
-  func send(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, configured: TimeLimits?,
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: DoorTraits,
     to sink: some ResponseSink
   ) -> MockTask {
-    let task = core.makeTask(
-      request, kind: kind, door: door, receiver: .sink(sink), configured: configured)
+    let task = core.enter(request, kind: kind, through: door, receiver: .sink(sink))
     task.resume()
     return task
   }
@@ -352,10 +343,10 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// other exchange, and the error goes to `sink`. Returns the task, already completed.
   @discardableResult
   package func refuse(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door, with error: URLError,
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: DoorTraits, with error: URLError,
     to sink: some ResponseSink
   ) -> MockTask {
-    let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
+    let task = core.enter(request, kind: kind, through: door, receiver: .sink(sink))
     core.refuse(task, answering: Answer(error: error))
     return task
   }
@@ -365,10 +356,10 @@ public final class URLSessionMock: RecordingSession, Sendable {
   /// other exchange, and handed to `sink`. Returns the task, already completed.
   @discardableResult
   package func refuse(
-    _ request: URLRequest, kind: SessionEvent.TaskKind, door: Door,
+    _ request: URLRequest, kind: SessionEvent.TaskKind, door: DoorTraits,
     answering response: HTTPURLResponse, body: Data, to sink: some ResponseSink
   ) -> MockTask {
-    let task = core.makeTask(request, kind: kind, door: door, receiver: .sink(sink))
+    let task = core.enter(request, kind: kind, through: door, receiver: .sink(sink))
     core.refuse(task, answering: Answer(data: body, response: response, error: nil))
     return task
   }

@@ -70,19 +70,17 @@ enum NearMiss {
   ///
   /// `bodyUnseen` says that the request came through a URLProtocol as an upload task, whose
   /// body URL loading never shows a protocol: when a stub missed on the body, the report says
-  /// why and what to do. `door` says what the client got: the loopback server answers `404`
-  /// with the report as its body, the other doors fail with `URLError(.resourceUnavailable)`.
-  /// `voice` says how to name the stubs and what to advise.
+  /// why and what to do. `traits` are the door's: what its client got (the loopback server
+  /// answers `404` with the report as its body, the other doors fail with
+  /// `URLError(.resourceUnavailable)`) and which notes apply. `voice` says how to name the
+  /// stubs and what to advise.
   static func unmatchedReport(
     _ request: URLRequest, _ stubs: [(definition: StubTable.Definition, reasons: [String])],
-    bodyUnseen: Bool = false, door: Door = .injected, voice: ReportVoice = .code,
+    bodyUnseen: Bool = false, traits: DoorTraits = .injected, voice: ReportVoice = .code,
     redaction: ReportRedaction
   ) -> String {
     var text = "No stub matches \(describe(request, redaction))\n"
-    text +=
-      door == .server
-      ? "The client received 404 Not Found, with this report as its body.\n"
-      : "The code under test received URLError(.resourceUnavailable).\n"
+    text += "\(traits.unmatchedOutcome)\n"
     if stubs.isEmpty { return text + voice.noStubsNote(for: request) }
     text += "Closest stubs:\n"
     for (number, stub) in stubs.prefix(limit).enumerated() {
@@ -96,12 +94,12 @@ enum NearMiss {
     if bodyUnseen, stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("body") } }) {
       text += bodyUnseenNote
     }
-    if door == .urlProtocol,
+    if traits.notesConfigurationHeaders,
       stubs.contains(where: { $0.reasons.contains { $0.hasPrefix("header ") } })
     {
       text += configurationHeadersNote
     }
-    if door == .server, let origin = missedOrigin(stubs.first?.reasons ?? []) {
+    if traits.notesMissedOrigin, let origin = missedOrigin(stubs.first?.reasons ?? []) {
       text += voice.originNote(for: origin)
     }
     return text + voice.unmatchedAdviceLine

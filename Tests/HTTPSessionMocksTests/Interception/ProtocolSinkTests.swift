@@ -157,13 +157,13 @@ import Testing
 
   @Test func thisPlatformsURLLoadingIsCorelibs() {
     // The traits this package runs with here, which the core's redirect rule for the bridge
-    // also reads (Door.followsRedirects): Linux's URL loading.
+    // also reads (DoorTraits.followsRedirects): Linux's URL loading.
     #if canImport(FoundationNetworking)
       #expect(URLLoadingTraits.current == .corelibs)
-      #expect(Door.urlProtocol.followsRedirects)
+      #expect(DoorTraits.urlProtocol.followsRedirects)
     #else
       #expect(URLLoadingTraits.current == .apple)
-      #expect(!Door.urlProtocol.followsRedirects)
+      #expect(!DoorTraits.urlProtocol.followsRedirects)
     #endif
   }
 }

@@ -108,7 +108,7 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
 
   init(request: URLRequest, core: SessionCore) {
     let sink = HandshakeSink()
-    handshake = core.makeTask(request, kind: .webSocket, door: .injected, receiver: .sink(sink))
+    handshake = core.enter(request, kind: .webSocket, through: .injected, receiver: .sink(sink))
     resumeWatchdog = core.withLock { $0.resumeWatchdog }
     sink.owner.withLock { $0 = WeakReference(self) }
   }

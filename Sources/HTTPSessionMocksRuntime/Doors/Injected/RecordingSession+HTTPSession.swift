@@ -15,8 +15,8 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
     with request: URLRequest,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> MockTask {
-    journal.core.makeTask(
-      request, kind: .data, door: .injected, receiver: .handler(completionHandler))
+    journal.core.enter(
+      request, kind: .data, through: .injected, receiver: .handler(completionHandler))
   }
 
   /// Creates a suspended task for a GET of `url`.
@@ -35,8 +35,8 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
   ) -> MockTask {
     var sent = request
     sent.httpBody = bodyData
-    return journal.core.makeTask(
-      sent, kind: .upload, door: .injected, receiver: .handler(completionHandler))
+    return journal.core.enter(
+      sent, kind: .upload, through: .injected, receiver: .handler(completionHandler))
   }
 
   /// Creates a suspended download task: the answer's body is written to a fresh temporary
@@ -45,8 +45,8 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
     with request: URLRequest,
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> MockTask {
-    journal.core.makeTask(
-      request, kind: .download, door: .injected,
+    journal.core.enter(
+      request, kind: .download, through: .injected,
       receiver: .sink(DownloadSink(request: request, keepsFile: false, completionHandler)))
   }
 
@@ -82,8 +82,8 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
   public func stream(for request: URLRequest) async throws -> (HTTPByteStream, URLResponse) {
     try await AsyncBridge.stream { head in
       let sink = StreamSink(head)
-      let task = journal.core.makeTask(
-        request, kind: .data, door: .injected, receiver: .sink(sink))
+      let task = journal.core.enter(
+        request, kind: .data, through: .injected, receiver: .sink(sink))
       sink.task = task
       return task
     }
@@ -93,8 +93,8 @@ where DataTask == MockTask, UploadTask == MockTask, DownloadTask == MockTask {
   /// owns the file.
   public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
     try await AsyncBridge.file { handler in
-      journal.core.makeTask(
-        request, kind: .download, door: .injected,
+      journal.core.enter(
+        request, kind: .download, through: .injected,
         receiver: .sink(DownloadSink(request: request, keepsFile: true, handler)))
     }
   }

@@ -29,14 +29,17 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
   /// The request the task was created with (for uploads, with the uploaded body).
   public let originalRequest: URLRequest
   let kind: SessionEvent.TaskKind
-  let door: Door
+  /// What the core needs to know of the door the request came through.
+  let traits: DoorTraits
+  /// The door the request came through, which its exchanges record.
+  var door: Door { traits.door }
   /// The double's core: held for the task's whole life, as a URLSessionTask holds its session.
   let core: SessionCore
   /// How many forwards of our doubles led to this task, when one of them made it (see
   /// ``Forwarding``); 0 for a task the code under test made.
   let forwardDepth: Int
-  /// The request's time limits: its idle timeout and the transfer's resource timeout.
-  let limits: TimeLimits
+  /// The double's resource timeout when the task was made; `nil` for none.
+  let resourceTimeout: Duration?
 
   // The task's life: changed only by the transitions of `SessionCore.State` in
   // `Core/TaskLife.swift`, under the core's lock, and read by nothing else (the public
@@ -63,16 +66,25 @@ public final class MockTask: HTTPDataTask, @unchecked Sendable, CustomStringConv
 
   init(
     core: SessionCore, taskIdentifier: Int, request: URLRequest, kind: SessionEvent.TaskKind,
-    door: Door, receiver: Receiver, forwardDepth: Int = 0, limits: TimeLimits = .none
+    traits: DoorTraits, receiver: Receiver, forwardDepth: Int = 0,
+    resourceTimeout: Duration? = nil
   ) {
     self.core = core
-    self.limits = limits
+    self.resourceTimeout = resourceTimeout
     self.forwardDepth = forwardDepth
     self.taskIdentifier = taskIdentifier
     self.originalRequest = request
     self.kind = kind
-    self.door = door
+    self.traits = traits
     self.lifeSink = receiver
+  }
+
+  /// The request's time limits: its idle timeout and the transfer's resource timeout.
+  ///
+  /// Worked out when a delay or a stream needs them, not when the task is made: reading the
+  /// request's timeout costs about 400 instructions, which an answer due at once never needs.
+  var limits: TimeLimits {
+    TimeLimits(for: originalRequest, traits: traits, resourceTimeout: resourceTimeout)
   }
 
   /// The request the task sends now: ``originalRequest``, or the last hop of a redirect the

@@ -127,8 +127,7 @@ class MockURLProtocol: URLProtocol {
       return refuse(seen, kind: kind, with: error, by: mock, into: sink)
     }
     sink.attach(
-      mock.send(
-        sent, kind: kind, door: .urlProtocol, configured: profile.configuredLimits, to: sink))
+      mock.send(sent, kind: kind, door: profile.traits, to: sink))
   }
 
   /// The bridge's own refusal of a request it cannot carry: recorded in the mock's journal as

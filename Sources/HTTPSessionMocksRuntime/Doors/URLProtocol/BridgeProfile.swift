@@ -66,4 +66,7 @@ struct BridgeProfile: Hashable, Sendable {
     guard requestTimeout != nil || resourceTimeout != nil else { return nil }
     return TimeLimits(idle: requestTimeout, total: resourceTimeout)
   }
+
+  /// The bridge's traits for a request of these sessions: with the configuration's timeouts.
+  var traits: DoorTraits { DoorTraits.urlProtocol.configured(configuredLimits) }
 }

@@ -1,0 +1,34 @@
+/// The waiters that one step of the core satisfies (`waitForRequests`, `waitForExchanges`):
+/// taken under the lock, woken once out of it, after the sink.
+///
+/// Nearly always nobody waits, so "none" is held without an array: a request with nobody
+/// waiting neither concatenates, returns nor frees an array (concatenating the two empty lists
+/// of waiters was a measurable part of every request in the `mock` benchmark).
+struct Wakeups {
+  private var continuations: [CheckedContinuation<Void, any Error>]?
+
+  /// Nobody to wake.
+  static var none: Wakeups { Wakeups(continuations: nil) }
+
+  private init(continuations: [CheckedContinuation<Void, any Error>]?) {
+    self.continuations = continuations
+  }
+
+  /// These continuations (none when `continuations` is empty).
+  init(_ continuations: [CheckedContinuation<Void, any Error>]) {
+    self.continuations = continuations.isEmpty ? nil : continuations
+  }
+
+  /// The waiters of both steps, this one's first.
+  static func + (first: Wakeups, second: Wakeups) -> Wakeups {
+    guard let head = first.continuations else { return second }
+    guard let tail = second.continuations else { return first }
+    return Wakeups(continuations: head + tail)
+  }
+
+  /// Resumes every waiter. Call it outside the lock.
+  func wake() {
+    guard let continuations else { return }
+    for continuation in continuations { continuation.resume() }
+  }
+}
