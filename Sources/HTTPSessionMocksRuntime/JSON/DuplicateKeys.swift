@@ -5,4 +5,8 @@ enum DuplicateKeys {
   /// The last one counts, as in JavaScript's `JSON.parse` (with which browsers read their HAR
   /// files) and Foundation's `JSONSerialization`: foreign formats.
   case lastWins
+  /// The first one counts, as Foundation's `JSONDecoder` reads a document (measured on Swift
+  /// 6.3.1): documents that ``JSONValue/init(parsing:)`` reads (request bodies, JSON bodies of
+  /// stubs), which `JSONDecoder` read before the package's parser did.
+  case firstWins
 }

@@ -91,7 +91,8 @@ struct JSONCursor {
   }
 
   /// The members, each key once: a key given twice is an error under ``DuplicateKeys/refused``,
-  /// and its last value counts under ``DuplicateKeys/lastWins``.
+  /// its last value counts under ``DuplicateKeys/lastWins`` and its first under
+  /// ``DuplicateKeys/firstWins``.
   func members() throws(MockBundleError) -> [JSONMember] {
     guard case .object(let members) = node else { throw expected("an object") }
     guard let repeated = Self.firstRepeatedKey(members) else { return members }
@@ -103,6 +104,9 @@ struct JSONCursor {
       return members.enumerated().compactMap { index, member in
         last[member.key] == index ? member : nil
       }
+    case .firstWins:
+      var seen: Set<String> = []
+      return members.filter { seen.insert($0.key).inserted }
     }
   }
 
@@ -140,7 +144,10 @@ struct JSONCursor {
     guard case .object(let members) = node else { throw expected("an object") }
     var found: JSONNode?
     for member in members where member.key == key {
-      if found != nil, text.duplicates == .refused { throw duplicate(key) }
+      if found != nil {
+        if text.duplicates == .refused { throw duplicate(key) }
+        if text.duplicates == .firstWins { break }
+      }
       found = member.value
     }
     return found.map { member(key, $0) }

@@ -7,7 +7,10 @@ enum JSONNumber {
   /// A whole number is an ``JSONValue/integer(_:)`` however it is written (`100`, `1e2`,
   /// `100.0`, `-0.0`) while it fits an `Int64`, and anything else a ``JSONValue/double(_:)``:
   /// the values `JSONDecoder` gave when it read request bodies, so that matching, JSONPath and
-  /// templates see the numbers they saw before.
+  /// templates see the numbers they saw before. One difference is left, beyond a `Double`'s
+  /// precision: a literal with more than 15 significant digits whose fraction the `Double`
+  /// loses (`9007199254740993.5`) is the `Double`'s whole number (9007199254740994), where
+  /// `JSONDecoder` truncated the digits (9007199254740993).
   static func value(_ literal: String) -> JSONValue? {
     if let integer = Int64(literal) { return .integer(integer) }
     guard let number = Double(literal), number.isFinite else { return nil }

@@ -17,10 +17,11 @@ package enum JSONValue: Equatable, Sendable, CustomStringConvertible {
   case object([String: JSONValue])
 
   /// Parses `data` (UTF-8, or UTF-16 or UTF-32 told as ``JSONText/utf8(_:)`` tells them; a key
-  /// given twice keeps its last value), or throws the error that names the line and column of
-  /// what is not JSON. Numbers read as ``JSONNumber/value(_:)`` reads them.
+  /// given twice keeps its first value, as `JSONDecoder` kept it), or throws the error that
+  /// names the line and column of what is not JSON. Numbers read as ``JSONNumber/value(_:)``
+  /// reads them.
   init(parsing data: Data) throws(MockBundleError) {
-    self = try JSONCursor.parse(data, source: "body", duplicates: .lastWins).json()
+    self = try JSONCursor.parse(data, source: "body", duplicates: .firstWins).json()
   }
 
   /// The value of a recorded body that is matched as JSON (see
