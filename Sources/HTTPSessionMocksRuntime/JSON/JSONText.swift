@@ -46,6 +46,33 @@ final class JSONText: Sendable {
     return Data(text.utf8)
   }
 
+  /// Reads `data` (re-encoded as ``utf8(_:)`` does) piece by piece with `read`, which walks a
+  /// parser over it: for readers that turn a large document into values one at a time (HAR
+  /// entries, admin mappings) instead of parsing it whole. A syntax error becomes a
+  /// malformed-document error at its line and column; a ``MockBundleError`` passes through.
+  static func read<Value>(
+    _ data: Data, source: String, duplicates: DuplicateKeys,
+    dialect: JSONParser.Dialect = .standard,
+    _ read: (inout JSONParser, JSONText) throws -> Value
+  ) throws(MockBundleError) -> Value {
+    let utf8 = Self.utf8(data)
+    let text = JSONText(utf8, source: source, duplicates: duplicates)
+    let outcome: Result<Value, MockBundleError> = utf8.withUnsafeBytes { raw in
+      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+      parser.dialect = dialect
+      do {
+        return .success(try read(&parser, text))
+      } catch let error as JSONSyntaxError {
+        return .failure(text.error(error))
+      } catch let error as MockBundleError {
+        return .failure(error)
+      } catch {
+        return .failure(MockBundleError(.malformed, source: source, "\(error)"))
+      }
+    }
+    return try outcome.get()
+  }
+
   /// The line and column of byte `offset`.
   func location(of offset: Int) -> (line: Int, column: Int) {
     data.withUnsafeBytes { raw in

@@ -91,22 +91,18 @@ package enum JSONWriter {
     out.append(UInt8(ascii: "\""))
   }
 
+  /// `text` as a JSON string, escaped as the `Data` version above escapes it, appended to
+  /// `out`: as it is when no byte needs an escape (the common case), else through the bytes.
   static func quote(_ text: String, into out: inout String) {
-    out += "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        out +=
-          "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-          + String(scalar.value, radix: 16)
-      default: out.unicodeScalars.append(scalar)
-      }
+    guard text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 == 0x7F })
+    else {
+      out += "\""
+      out += text
+      out += "\""
+      return
     }
-    out += "\""
+    var bytes = Data()
+    quote(text, into: &bytes)
+    out += String(decoding: bytes, as: UTF8.self)
   }
 }
