@@ -22,20 +22,8 @@ struct JSONCursor {
     _ data: Data, source: String, duplicates: DuplicateKeys,
     dialect: JSONParser.Dialect = .standard
   ) throws(MockBundleError) -> JSONCursor {
-    let data = JSONText.utf8(data)
-    let text = JSONText(data, source: source, duplicates: duplicates)
-    let parsed: Result<JSONNode, JSONSyntaxError> = data.withUnsafeBytes { raw in
-      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
-      parser.dialect = dialect
-      do throws(JSONSyntaxError) {
-        return .success(try parser.document())
-      } catch {
-        return .failure(error)
-      }
-    }
-    switch parsed {
-    case .success(let node): return JSONCursor(node, text: text)
-    case .failure(let error): throw text.error(error)
+    try JSONText.read(data, source: source, duplicates: duplicates, dialect: dialect) {
+      parser, text in JSONCursor(try parser.document(), text: text)
     }
   }
 
