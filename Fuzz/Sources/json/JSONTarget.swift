@@ -34,9 +34,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 /// bodies with JSONDecoder before it read them with the package's parser: ``FoundationJSON``
 /// keeps that reading as the oracle).
 func checkFileParser(_ data: Data, parsed: JSONValue?) {
-  if let foundation = try? JSONDecoder().decode(FoundationJSON.self, from: data).value,
-    let cursor = try? JSONCursor.parse(data, source: "in", duplicates: .refused),
-    (try? cursor.json()) != nil, !holdsLongNumber(cursor.node)
+  // Foundation's scanner trapped describing the error of a document nested thousands deep
+  // (why bodies are no longer read by it): it reads only what the package's parser accepts.
+  if let cursor = try? JSONCursor.parse(data, source: "in", duplicates: .refused),
+    (try? cursor.json()) != nil, !holdsLongNumber(cursor.node),
+    let foundation = try? JSONDecoder().decode(FoundationJSON.self, from: data).value
   {
     check(
       parsed.map { $0 == foundation && $0.description == foundation.description } ?? false,
