@@ -80,35 +80,11 @@ enum BundleFormat {
       var members: [String: JSONValue] = [:]
       switch response.content {
       case .http(let body, let status, let headers):
-        members["status"] = .integer(Int64(status))
-        if let phrase = response.storage.reasonPhrase { members["reasonPhrase"] = .string(phrase) }
-        if !headers.isEmpty {
-          var fields: [String: JSONValue] = headers.mapValues { .string($0) }
-          for (name, values) in response.storage.headerValues {
-            fields[name] = .array(values.map { .string($0) })
-          }
-          members["headers"] = .object(fields)
-        }
-        switch body {
-        case .empty: break
-        case .text(let text): members["text"] = .string(text)
-        case .json(let data):
-          if let value = try? JSONValue(parsing: data) {
-            members["json"] = value
-          } else {
-            bytes(data, name: nil, entry: entry, number: number, into: &members)
-          }
-        case .data(let data):
-          bytes(data, name: nil, entry: entry, number: number, into: &members)
-        case .stored(let path, let data):
-          bytes(data, name: path, entry: entry, number: number, into: &members)
-        case .file(let name, _):
-          switch response.storage.bytes(of: body) {
-          case .success(let data):
-            bytes(data, name: name, entry: entry, number: number, into: &members)
-          case .failure(let problem):
-            throw unstorable(problem.message)
-          }
+        try ResponseMembers.native.write(
+          response, body: body, status: status, headers: headers, into: &members,
+          fail: unstorable
+        ) { data, name, members in
+          bytes(data, name: name, entry: entry, number: number, into: &members)
         }
       case .error(let error):
         guard let urlError = error as? URLError else {

@@ -110,21 +110,9 @@ enum HARFormat {
   /// for JSON syntax, so a large recording never exists twice in memory as a tree. A key given
   /// twice in an object counts once, with its last value (``DuplicateKeys/lastWins``).
   static func document(_ data: Data, source: String) throws(MockBundleError) -> Document {
-    let data = JSONText.utf8(data)
-    let text = JSONText(data, source: source, duplicates: .lastWins)
-    let outcome: Result<Document, MockBundleError> = data.withUnsafeBytes { raw in
-      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
-      do {
-        return .success(try document(&parser, text: text))
-      } catch let error as JSONSyntaxError {
-        return .failure(text.error(error))
-      } catch let error as MockBundleError {
-        return .failure(error)
-      } catch {
-        return .failure(MockBundleError(.malformed, source: source, "\(error)"))
-      }
+    try JSONText.read(data, source: source, duplicates: .lastWins) { parser, text in
+      try document(&parser, text: text)
     }
-    return try outcome.get()
   }
 
   private static func document(_ parser: inout JSONParser, text: JSONText) throws -> Document {

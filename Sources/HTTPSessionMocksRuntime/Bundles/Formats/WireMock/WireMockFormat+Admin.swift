@@ -30,22 +30,10 @@ package struct WireMockImport: Sendable {
   /// then the first bad mapping, then a bad `importOptions`.
   package init(json data: Data, source: String) throws(MockBundleError) {
     try WireMockFormat.requireContent(data, source: source)
-    let utf8 = JSONText.utf8(data)
-    let text = JSONText(utf8, source: source, duplicates: .lastWins)
-    let outcome: Result<Self, MockBundleError> = utf8.withUnsafeBytes { raw in
-      var parser = JSONParser(raw.bindMemory(to: UInt8.self))
-      parser.dialect = .wireMock  // as WireMock reads admin bodies: comments, no trailing comma
-      do {
-        return .success(try Self.read(&parser, text: text))
-      } catch let error as JSONSyntaxError {
-        return .failure(text.error(error))
-      } catch let error as MockBundleError {
-        return .failure(error)
-      } catch {
-        return .failure(MockBundleError(.malformed, source: source, "\(error)"))
-      }
+    // As WireMock reads admin bodies: comments, no trailing comma.
+    self = try JSONText.read(data, source: source, duplicates: .lastWins, dialect: .wireMock) {
+      parser, text in try Self.read(&parser, text: text)
     }
-    self = try outcome.get()
   }
 
   private init(mappings: [WireMockMapping], ignoresDuplicates: Bool, deletesOthers: Bool) {

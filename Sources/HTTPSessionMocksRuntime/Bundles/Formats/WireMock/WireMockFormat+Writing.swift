@@ -339,33 +339,10 @@ extension WireMockFormat {
       var members: [String: JSONValue] = [:]
       switch response.content {
       case .http(let body, let status, let headers):
-        members["status"] = .integer(Int64(status))
-        if let phrase = response.storage.reasonPhrase {
-          members["statusMessage"] = .string(phrase)
-        }
-        if !headers.isEmpty {
-          var fields: [String: JSONValue] = headers.mapValues { .string($0) }
-          for (name, values) in response.storage.headerValues {
-            fields[name] = .array(values.map { .string($0) })
-          }
-          members["headers"] = .object(fields)
-        }
-        switch body {
-        case .empty: break
-        case .text(let text): members["body"] = .string(text)
-        case .json(let data):
-          if let value = try? JSONValue(parsing: data) {
-            members["jsonBody"] = value
-          } else {
-            bytes(data, name: nil, index: index, into: &members)
-          }
-        case .data(let data): bytes(data, name: nil, index: index, into: &members)
-        case .stored(let path, let data): bytes(data, name: path, index: index, into: &members)
-        case .file(let name, _):
-          switch response.storage.bytes(of: body) {
-          case .success(let data): bytes(data, name: name, index: index, into: &members)
-          case .failure(let problem): throw fail(problem.message)
-          }
+        try ResponseMembers.wireMock.write(
+          response, body: body, status: status, headers: headers, into: &members, fail: fail
+        ) { data, name, members in
+          bytes(data, name: name, index: index, into: &members)
         }
       case .error(let error):
         if let fault = StubResponse.Fault(error) {

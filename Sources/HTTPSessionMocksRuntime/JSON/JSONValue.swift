@@ -1,8 +1,13 @@
 import Foundation
 
 /// A JSON document as a value, so that two documents compare equal whatever their key order
-/// and white space.
-package enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible {
+/// and white space: what the router matches (`jsonBody`, `equalToJson`, `matchesJsonPath`),
+/// templates read and the file formats write.
+///
+/// ``JSONParser`` reads every document (request bodies, files, the admin API's requests) into
+/// ``JSONNode``s, which keep what a file says (number literals as written, keys in file order,
+/// a key given twice); a ``JSONCursor`` turns them into this value.
+package enum JSONValue: Equatable, Sendable, CustomStringConvertible {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -11,14 +16,12 @@ package enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible 
   case array([JSONValue])
   case object([String: JSONValue])
 
-  /// Parses `data`, or throws `DecodingError` when it is not JSON.
-  init(parsing data: Data) throws {
-    // The package's own parser (which never traps, and refuses nesting deeper than 512) reads
-    // the body first: Foundation's JSON scanner trapped describing its error for a body of
-    // thousands of nested arrays (found by the json fuzz target). Whatever Foundation reads,
-    // this parser reads too (the same target checks it).
-    _ = try JSONCursor.parse(data, source: "body", duplicates: .lastWins)
-    self = try JSONDecoder().decode(JSONValue.self, from: data)
+  /// Parses `data` (UTF-8, or UTF-16 or UTF-32 told as ``JSONText/utf8(_:)`` tells them; a key
+  /// given twice keeps its first value, as `JSONDecoder` kept it), or throws the error that
+  /// names the line and column of what is not JSON. Numbers read as ``JSONNumber/value(_:)``
+  /// reads them.
+  init(parsing data: Data) throws(MockBundleError) {
+    self = try JSONCursor.parse(data, source: "body", duplicates: .firstWins).json()
   }
 
   /// The value of a recorded body that is matched as JSON (see
@@ -41,25 +44,6 @@ package enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible 
   /// Encodes `value` with a plain `JSONEncoder` and parses the result.
   init(encoding value: some Encodable) throws {
     try self.init(parsing: JSONEncoder().encode(value))
-  }
-
-  package init(from decoder: any Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    if container.decodeNil() {
-      self = .null
-    } else if let value = try? container.decode(Bool.self) {
-      self = .bool(value)
-    } else if let value = try? container.decode(Int64.self) {
-      self = .integer(value)
-    } else if let value = try? container.decode(Double.self) {
-      self = .double(value)
-    } else if let value = try? container.decode(String.self) {
-      self = .string(value)
-    } else if let value = try? container.decode([JSONValue].self) {
-      self = .array(value)
-    } else {
-      self = .object(try container.decode([String: JSONValue].self))
-    }
   }
 
   package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
@@ -131,7 +115,7 @@ package enum JSONValue: Equatable, Sendable, Decodable, CustomStringConvertible 
     case .null: return "null"
     case .bool(let value): return String(value)
     case .integer(let value): return String(value)
-    case .double(let value): return String(value)
+    case .double(let value): return JSONNumber.text(value)
     case .string(let value):
       let escaped = value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
       return "\"\(escaped)\""
