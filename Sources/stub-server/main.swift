@@ -314,12 +314,9 @@ if let path = options.bundle {
     fail("cannot read the bundle: \(error)\(hint)")
   }
   if options.globalTemplating {
+    // The admin API templates the root's mappings and those added later
+    // (AdminSettings.templatesEveryResponse).
     bundle = bundle?.templatingEveryResponse()
-    rootMappings = rootMappings.map {
-      var mapping = $0
-      mapping.entry = mapping.entry.templatingEveryResponse()
-      return mapping
-    }
   }
   // Loaded, but not as WireMock would answer: the mock says so once per mapping as it loads
   // it (a warning on standard error), never refusing the root.
@@ -391,7 +388,8 @@ do {
     options.admin
     ? AdminSettings(
       rootDirectory: wireMockRoot, mappings: rootMappings, onShutdown: { stopAndExit() },
-      requestJournalDisabled: options.journalDisabled)
+      requestJournalDisabled: options.journalDisabled,
+      templatesEveryResponse: options.globalTemplating)
     : nil
   server = try mock.startServer(
     port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url,

@@ -25,6 +25,9 @@ extension StubResponse {
   /// (more output than 32 MiB, or millions of steps). A body given as data (``data(_:status:headers:)``)
   /// is not templated; error answers are returned as they are.
   public func templated(seed: UInt64 = 0) -> StubResponse {
+    if case .proxy(let proxy) = content {
+      return replacingContent(.proxy(proxy.templated(seed: seed)))
+    }
     guard case .http(let form, _, let headers) = content else { return self }
     var copy = self
     var body: String?
