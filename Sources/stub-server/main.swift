@@ -72,7 +72,8 @@ let usage = """
     --max-request-journal-entries N
                      the same as --journal N
     --global-response-templating
-                     read every response as a Handlebars template, as WireMock does with
+                     read every response as a Handlebars template (those added later
+                     through the admin API too), as WireMock does with
                      this flag (without it, mappings with "transformers":
                      ["response-template"] are templated, as in WireMock 3)
     --local-response-templating
