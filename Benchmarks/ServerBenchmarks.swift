@@ -158,11 +158,14 @@ extension String {
 }
 
 func runWrk(
-  _ wrk: String, _ server: String, _ url: String, _ connections: Int, _ seconds: Int
+  _ wrk: String, _ server: String, _ url: String, _ connections: Int, _ seconds: Int,
+  script: String? = nil
 ) throws -> WrkResult {
   let threads = min(connections, 2)
   let output = try capture(
-    wrk, ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--latency", url])
+    wrk,
+    ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--latency"]
+      + (script.map { ["-s", $0] } ?? []) + [url])
   func number(after label: String) -> Double? {
     guard let range = output.range(of: label) else { return nil }
     let rest = output[range.upperBound...].drop { $0 == " " }

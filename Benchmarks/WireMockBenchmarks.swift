@@ -13,6 +13,10 @@ import Foundation
 //   `GET /__admin` answers (stub-server: 200; WireMock: 302), and the resident memory (VmRSS of /proc/PID/status) then.
 // - Throughput: a folder with one small mapping (the 26-byte JSON body); after a warm-up run
 //   (WireMock's JIT needs one), wrk at 1 and 8 keep-alive connections; then the RSS again.
+// - Templated throughput: a folder with one templated mapping (`response-template`, the
+//   injected benchmark's body: five request fields and a `jsonPath` of the request body),
+//   WireMock started with `--local-response-templating`; wrk POSTs the body (a Lua script) at
+//   1 and 8 connections after a warm-up.
 //
 // Skipped, with a line saying why, when java, the jar (Tests/fetch-wiremock) or the stub-server
 // binary (built beside the benchmarks) is missing.
@@ -51,6 +55,14 @@ func runWireMockBenchmarks(wrk: String, seconds: Int) throws -> [WrkResult] {
   let one = folder.appendingPathComponent("one")
   try writeMappings(into: many, count: 100)
   try writeMappings(into: one, count: 1)
+  let templated = folder.appendingPathComponent("templated")
+  try writeTemplatedMapping(into: templated)
+  let script = folder.appendingPathComponent("post.lua")
+  try Data(
+    (#"wrk.method = "POST"\#n"# + #"wrk.body = '{"name": "Ada", "id": 42}'\#n"#
+      + #"wrk.headers["Content-Type"] = "application/json"\#n"#
+      + #"wrk.headers["X-User"] = "ada"\#n"#).utf8
+  ).write(to: script)
 
   let commands: [(name: String, command: (Int, URL) -> (String, [String]))] = [
     (
@@ -120,8 +132,45 @@ func runWireMockBenchmarks(wrk: String, seconds: Int) throws -> [WrkResult] {
       StartupResult(
         server: name, seconds: 0, residentBytes: residentBytes(of: process.processIdentifier)))
   }
+  // The templated mapping, each server templating it as it is told to.
+  for (name, command) in commands {
+    let port = freePort()
+    var (path, arguments) = command(port, templated)
+    if name.hasPrefix("WireMock") { arguments.append("--local-response-templating") }
+    let process = try start(path, arguments)
+    defer { stopProcess(process) }
+    guard waitForAdmin(port, within: .seconds(60)) else {
+      print("\(name) did not answer GET /__admin within 60 s")
+      continue
+    }
+    let url = "http://127.0.0.1:\(port)/users/42?q=x"
+    progress("wrk: \(name) templated, warm-up")
+    _ = try runWrk(wrk, name, url, 8, seconds, script: script.path)
+    // Short enough for the table's column.
+    let label = name.hasPrefix("WireMock") ? "WireMock templated" : name + " templated"
+    for connections in [1, 8] {
+      progress("wrk: \(label), \(connections) connection(s)")
+      results.append(try runWrk(wrk, label, url, connections, seconds, script: script.path))
+    }
+  }
   print(wireMockTable(startups, loaded: loaded, results, seconds: seconds))
   return results
+}
+
+/// Writes a WireMock root with one templated mapping: `POST /users/{id}` answered with the
+/// injected benchmark's template (``Scenario/templateBody``).
+private func writeTemplatedMapping(into root: URL) throws {
+  let mappings = root.appendingPathComponent("mappings", isDirectory: true)
+  try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
+  let mapping: [String: Any] = [
+    "request": ["method": "POST", "urlPathPattern": "/users/[0-9]+"],
+    "response": [
+      "status": 200, "body": Scenario.templateBody, "transformers": ["response-template"],
+      "headers": ["Content-Type": "application/json"],
+    ],
+  ]
+  try JSONSerialization.data(withJSONObject: mapping).write(
+    to: mappings.appendingPathComponent("templated.json"))
 }
 
 /// The start-up, memory and throughput table, with the issue's goals.
@@ -152,6 +201,16 @@ private func wireMockTable(
     {
       lines.append(
         goal("\(connections) connection(s): at least 3x WireMock", ours / theirs, 3))
+    }
+  }
+  for connections in [1, 8] {
+    if let ours = rate("stub-server templated", connections),
+      let theirs = rate("WireMock templated", connections)
+    {
+      lines.append(
+        String(
+          format: "templated, %d connection(s): stub-server %.0f/s, WireMock %.0f/s (%.2fx)",
+          connections, ours, theirs, ours / theirs))
     }
   }
   if let ours = startups.first(where: { $0.server == "stub-server" }) {

@@ -72,7 +72,8 @@ let usage = """
     --max-request-journal-entries N
                      the same as --journal N
     --global-response-templating
-                     read every response as a Handlebars template, as WireMock does with
+                     read every response as a Handlebars template (those added later
+                     through the admin API too), as WireMock does with
                      this flag (without it, mappings with "transformers":
                      ["response-template"] are templated, as in WireMock 3)
     --local-response-templating
@@ -314,12 +315,9 @@ if let path = options.bundle {
     fail("cannot read the bundle: \(error)\(hint)")
   }
   if options.globalTemplating {
+    // The admin API templates the root's mappings and those added later
+    // (AdminSettings.templatesEveryResponse).
     bundle = bundle?.templatingEveryResponse()
-    rootMappings = rootMappings.map {
-      var mapping = $0
-      mapping.entry = mapping.entry.templatingEveryResponse()
-      return mapping
-    }
   }
   // Loaded, but not as WireMock would answer: the mock says so once per mapping as it loads
   // it (a warning on standard error), never refusing the root.
@@ -391,7 +389,8 @@ do {
     options.admin
     ? AdminSettings(
       rootDirectory: wireMockRoot, mappings: rootMappings, onShutdown: { stopAndExit() },
-      requestJournalDisabled: options.journalDisabled)
+      requestJournalDisabled: options.journalDisabled,
+      templatesEveryResponse: options.globalTemplating)
     : nil
   server = try mock.startServer(
     port: options.port, host: options.host, limits: options.limits, origin: options.origin?.url,

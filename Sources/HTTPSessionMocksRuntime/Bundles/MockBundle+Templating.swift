@@ -22,8 +22,10 @@ extension MockBundle {
   /// let mock = URLSessionMock(bundle: try MockBundle(contentsOf: root).templatingEveryResponse())
   /// ```
   ///
-  /// Responses that are templated already keep their templates; error answers, proxies and
-  /// bodies given as bytes are as they were.
+  /// Responses that are templated already keep their templates; a proxy's base URL that holds
+  /// `{{` is rendered for each request; error answers, other proxies and bodies given as bytes
+  /// are as they were. `stub-server --global-response-templating` also templates the mappings
+  /// added later through the admin API.
   public func templatingEveryResponse() -> MockBundle {
     var copy = self
     copy.entries = entries.map { $0.templatingEveryResponse() }

@@ -255,7 +255,7 @@ extension SessionCore {
   /// stub's site, and the request fails.
   private func invalid(_ problem: String, _ context: Plan.Context) -> Plan {
     let request = context.request
-    let error = URLError(.resourceUnavailable, for: request, description: problem)
+    let error = URLError(stubCannotAnswer: request, description: problem)
     return .refuse(
       error, report: "The stub registered here cannot answer \(request.summary): \(problem)",
       site: site(of: context), Plan.Context(request: request, stub: nil), yieldsToCancel: true)
@@ -304,13 +304,31 @@ extension SessionCore {
     let request = context.request
     guard response.isImmediate, response.dribble == nil else {
       return invalid(
-        "A proxied response (.proxy(to: \(upstream.baseURL.absoluteString))) cannot be delayed "
+        "A proxied response (.proxy(to: \(upstream.baseText))) cannot be delayed "
           + "or dribbled: it comes when the upstream answers.", context)
     }
-    guard let sent = upstream.upstreamRequest(for: request) else {
+    var base = upstream.baseText
+    if let template = upstream.baseTemplate {
+      // A templated proxyBaseUrl, rendered with the request as WireMock renders it.
+      switch template.render(for: request, headers: [:], body: nil, now: scheduler.date()) {
+      case .success(let rendered): base = String(decoding: rendered.body ?? Data(), as: UTF8.self)
+      case .failure(let error):
+        return invalid("The proxy base URL template cannot be rendered: \(error)", context)
+      }
+    }
+    guard StubResponse.Proxy.isBaseURL(base) else {
+      let what =
+        upstream.baseTemplate == nil
+        ? (base.contains("{{")
+          ? " (a template: name the response-template transformer, or template every response)"
+          : "")
+        : " (rendered from the template \(upstream.baseText))"
       return invalid(
-        "\(request.summary) has no path and query to send to \(upstream.baseURL.absoluteString).",
-        context)
+        "The proxy base URL \(base)\(what) is not an http or https URL with a host and no "
+          + "query.", context)
+    }
+    guard let sent = upstream.upstreamRequest(for: request, base: base) else {
+      return invalid("\(request.summary) has no path and query to send to \(base).", context)
     }
     return forward(
       task, request, to: upstream.session, site: site(of: context), sending: sent,

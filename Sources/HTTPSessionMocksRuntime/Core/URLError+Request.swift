@@ -27,6 +27,23 @@ extension URLError {
 }
 
 extension URLError {
+  /// The user-info key that marks the error of a stub that cannot answer (a template that
+  /// fails to render, a body that cannot be read): the loopback server answers it `500`
+  /// with the report, as WireMock does, instead of dropping the connection.
+  package static let stubCannotAnswerKey = "HTTPSessionMocksStubCannotAnswer"
+
+  /// `URLError(.resourceUnavailable)` for a stub that cannot answer `request`, marked with
+  /// ``stubCannotAnswerKey``.
+  init(stubCannotAnswer request: URLRequest, description: String) {
+    let base = URLError(.resourceUnavailable, for: request, description: description)
+    var info = base.userInfo
+    info[Self.stubCannotAnswerKey] = true
+    self.init(.resourceUnavailable, userInfo: info)
+  }
+
+  /// Whether this is the error of a stub that cannot answer (see ``stubCannotAnswerKey``).
+  package var isStubCannotAnswer: Bool { userInfo[Self.stubCannotAnswerKey] as? Bool == true }
+
   /// `URLError(.cancelled)` as URLSession makes it, with the description "cancelled".
   init(cancelledFor request: URLRequest) {
     self.init(.cancelled, for: request, description: "cancelled")

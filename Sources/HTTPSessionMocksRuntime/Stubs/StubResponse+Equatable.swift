@@ -35,7 +35,8 @@ extension StubResponse: Equatable {
     case (.webSocket(let protocolA, let stepsA), .webSocket(let protocolB, let stepsB)):
       return protocolA == protocolB && stepsA == stepsB
     case (.proxy(let a), .proxy(let b)):
-      guard a.baseURL == b.baseURL, a.addedHeaders == b.addedHeaders,
+      guard a.baseText == b.baseText, (a.baseTemplate == nil) == (b.baseTemplate == nil),
+        a.addedHeaders == b.addedHeaders,
         a.removedHeaders == b.removedHeaders
       else { return false }
       switch (a.upstream, b.upstream) {

@@ -71,7 +71,8 @@ extension StubResponse {
     return StubResponse(
       .proxy(
         Proxy(
-          baseURL: baseURL, upstream: session.map(Proxy.Upstream.session) ?? .own(OwnSession()),
+          baseText: baseURL.absoluteString,
+          upstream: session.map(Proxy.Upstream.session) ?? .own(OwnSession()),
           addedHeaders: addingHeaders, removedHeaders: removingHeaders)))
   }
 
@@ -90,7 +91,12 @@ extension StubResponse {
       "upgrade", "proxy-connection",
     ]
 
-    let baseURL: URL
+    /// The base URL as written; a template (WireMock's `proxyBaseUrl` holding `{{`) when
+    /// ``baseTemplate`` is set.
+    let baseText: String
+    /// The base URL's template, rendered for each request (a templated mapping's
+    /// `proxyBaseUrl`); `nil`: ``baseText`` is the URL.
+    var baseTemplate: ResponseTemplate? = nil
     let upstream: Upstream
     let addedHeaders: [String: String]
     let removedHeaders: [String]
@@ -109,14 +115,34 @@ extension StubResponse {
       return false
     }
 
-    /// `request` as it is sent upstream: to ``baseURL`` plus its path and query, without the
-    /// connection's fields, the removed ones, and with the added ones; `nil` when its URL has
-    /// no path to append.
-    func upstreamRequest(for request: URLRequest) -> URLRequest? {
+    /// This proxy with its base URL read as a template when it holds `{{` (WireMock's
+    /// `response-template` on a `proxyBaseUrl`).
+    func templated(seed: UInt64 = 0) -> Proxy {
+      guard baseTemplate == nil, baseText.contains("{{") else { return self }
+      var copy = self
+      copy.baseTemplate = ResponseTemplate(
+        body: baseText, headers: [:], fileName: nil, source: .folder(nil), seed: seed)
+      return copy
+    }
+
+    /// Whether `text` is a base URL a proxy can send to: http or https, with a host and no
+    /// query.
+    static func isBaseURL(_ text: String) -> Bool {
+      guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+        scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
+        url.query == nil
+      else { return false }
+      return true
+    }
+
+    /// `request` as it is sent upstream: to `base` (``baseText`` unless given, the rendered
+    /// template) plus its path and query, without the connection's fields, the removed ones,
+    /// and with the added ones; `nil` when its URL has no path to append.
+    func upstreamRequest(for request: URLRequest, base given: String? = nil) -> URLRequest? {
       guard let url = request.url,
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
       else { return nil }
-      var base = baseURL.absoluteString
+      var base = given ?? baseText
       while base.hasSuffix("/") { base.removeLast() }
       var pathAndQuery = components.percentEncodedPath
       if pathAndQuery.isEmpty { pathAndQuery = "/" }

@@ -23,8 +23,13 @@ extension StubResponse {
   /// WireMock does; `{{{ }}}` does not. A template that does not parse makes a response that
   /// fails the test when it is used, naming the line and column; so does one that runs away
   /// (more output than 32 MiB, or millions of steps). A body given as data (``data(_:status:headers:)``)
-  /// is not templated; error answers are returned as they are.
+  /// is not templated; error answers are returned as they are. A proxied answer
+  /// (``proxy(to:through:addingHeaders:removingHeaders:)``) whose base URL holds `{{` (as
+  /// WireMock's `proxyBaseUrl` may) has the base URL rendered for each request.
   public func templated(seed: UInt64 = 0) -> StubResponse {
+    if case .proxy(let proxy) = content {
+      return replacingContent(.proxy(proxy.templated(seed: seed)))
+    }
     guard case .http(let form, _, let headers) = content else { return self }
     var copy = self
     var body: String?

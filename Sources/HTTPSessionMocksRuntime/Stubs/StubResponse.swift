@@ -599,6 +599,15 @@ public struct StubResponse: Sendable {
     return copy
   }
 
+  /// This answer with `content` in place of its own, keeping its header values, reason
+  /// phrase, delays and the rest.
+  func replacingContent(_ content: Content) -> StubResponse {
+    var copy = self
+    copy.storage = Storage(
+      content, headerValues: storage.headerValues, reasonPhrase: storage.reasonPhrase)
+    return copy
+  }
+
   /// Why `phrase` cannot be a reason phrase (RFC 9112: tabs, spaces, visible characters and
   /// bytes above ASCII), or `nil` when it can.
   static func reasonPhraseProblem(_ phrase: String) -> String? {

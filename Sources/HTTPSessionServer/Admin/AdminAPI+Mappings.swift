@@ -42,14 +42,18 @@ final class AdminMappings: @unchecked Sendable {
   }
 
   private let mock: URLSessionMock
+  /// Whether each mapping's responses are installed as templates (see
+  /// ``AdminSettings/templatesEveryResponse``); the mapping itself is kept as it was given.
+  private let templatesEveryResponse: Bool
   /// Held for each whole change, the mock's stub calls included, so that two admin calls
   /// that change mappings at once apply one after the other. The mock never calls back into
   /// the admin API, and runs no user code for these calls.
   private let lock = NSLock()
   private var state = State()
 
-  init(mock: URLSessionMock) {
+  init(mock: URLSessionMock, templatesEveryResponse: Bool = false) {
     self.mock = mock
+    self.templatesEveryResponse = templatesEveryResponse
   }
 
   /// Adds the mappings the server starts with (a `stub-server --root-dir` folder's).
@@ -153,7 +157,8 @@ final class AdminMappings: @unchecked Sendable {
       state.nextOrder += 1
     }
     var bundle = MockBundle()
-    bundle.append(mapping.entry)
+    bundle.append(
+      templatesEveryResponse ? mapping.entry.templatingEveryResponse() : mapping.entry)
     let stubs = mock.load(bundle)
     for stub in stubs { state.byStub[stub.identifier] = mapping.id }
     state.installed[mapping.id] = Installed(

@@ -47,7 +47,8 @@ final class AdminAPI: Sendable {
     self.mock = mock
     self.settings = settings
     self.journalLimit = max(journalLimit, 0)
-    self.mappings = AdminMappings(mock: mock)
+    self.mappings = AdminMappings(
+      mock: mock, templatesEveryResponse: settings.templatesEveryResponse)
     mappings.start(with: settings.mappings)
   }
 

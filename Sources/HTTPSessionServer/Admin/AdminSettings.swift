@@ -15,16 +15,20 @@ package struct AdminSettings: Sendable {
   /// Whether the journal keeps nothing (`--no-request-journal`): request queries answer as
   /// WireMock's do then, with `requestJournalDisabled: true`.
   package var requestJournalDisabled = false
+  /// Whether every mapping, those added through the API later included, is a response
+  /// template (`--global-response-templating`), as WireMock templates them.
+  package var templatesEveryResponse = false
 
   /// Settings with no root folder, stopping the server on shutdown.
   package init(
     rootDirectory: URL? = nil, mappings: [WireMockMapping] = [],
     onShutdown: (@Sendable () -> Void)? = nil,
-    requestJournalDisabled: Bool = false
+    requestJournalDisabled: Bool = false, templatesEveryResponse: Bool = false
   ) {
     self.rootDirectory = rootDirectory
     self.mappings = mappings
     self.onShutdown = onShutdown
     self.requestJournalDisabled = requestJournalDisabled
+    self.templatesEveryResponse = templatesEveryResponse
   }
 }

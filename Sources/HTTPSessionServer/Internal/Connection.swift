@@ -398,6 +398,15 @@ final class Connection: @unchecked Sendable {
         guard writeAll(bytes) else { return false }
         return keepsAlive
       }
+      if let urlError = error as? URLError, urlError.isStubCannotAnswer {
+        // A stub that cannot answer (a template that fails to render): as WireMock, a 500
+        // that says why, and the connection closes.
+        _ = writeAll(
+          ResponseEncoder.encodeText(
+            status: 500, text: "\(urlError.localizedDescription)\n", request: request,
+            keepsAlive: false))
+        return false
+      }
       fault(for: error)
       return false
     case .upgraded(let conversation):

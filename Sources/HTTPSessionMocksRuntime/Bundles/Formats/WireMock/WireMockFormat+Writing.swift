@@ -362,7 +362,10 @@ extension WireMockFormat {
             "it is proxied through a session of the test (.proxy(to:through:)); a mapping names "
               + "only a URL")
         }
-        members["proxyBaseUrl"] = .string(proxy.baseURL.absoluteString)
+        members["proxyBaseUrl"] = .string(proxy.baseText)
+        if proxy.baseTemplate != nil {
+          members["transformers"] = .array([.string("response-template")])
+        }
         if !proxy.addedHeaders.isEmpty {
           members["additionalProxyRequestHeaders"] = .object(
             proxy.addedHeaders.mapValues { .string($0) })

@@ -639,6 +639,7 @@ enum WireMockFormat {
     }
     if let given = try cursor.optional("proxyBaseUrl"), !given.isNull {
       response = try proxy(given, cursor, keys: keys)
+      if templating.enabled { response = response.templated() }
     } else {
       for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"]
       where keys.contains(key) {
@@ -690,9 +691,11 @@ enum WireMockFormat {
     throws(MockBundleError) -> StubResponse
   {
     let text = try given.string()
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-      scheme == "http" || scheme == "https", url.host != nil, url.query == nil
-    else { throw given.expected("an http or https URL without a query") }
+    // A base URL holding `{{` is a template, rendered for each request when templating is on
+    // (WireMock answers 500 for it otherwise, and so does the mock).
+    guard text.contains("{{") || StubResponse.Proxy.isBaseURL(text) else {
+      throw given.expected("an http or https URL without a query")
+    }
     for key in [
       "body", "jsonBody", "base64Body", "bodyFileName", "fault", "status", "statusMessage",
       "headers",
@@ -719,6 +722,10 @@ enum WireMockFormat {
     if let names = try cursor.optional("removeProxyRequestHeaders"), !names.isNull {
       for element in try names.elements() { removed.append(try element.string()) }
     }
-    return .proxy(to: url, addingHeaders: added, removingHeaders: removed)
+    return StubResponse(
+      .proxy(
+        StubResponse.Proxy(
+          baseText: text, upstream: .own(StubResponse.OwnSession()), addedHeaders: added,
+          removedHeaders: removed)))
   }
 }
