@@ -10,8 +10,8 @@ import HTTPSessionMocksRuntime
 /// Indexed by id and by stub, so that each call costs the same with 100,000 mappings as with
 /// ten: no call walks every mapping but those that list or remove them all.
 final class AdminMappings: @unchecked Sendable {
-  // @unchecked Sendable: `state` is only read and written with `lock` held; `mock` is a `let`
-  // of a Sendable type.
+  // @unchecked Sendable: `state` is a `Locked`; `mock` is a `let` of a Sendable type, and an
+  // `Installed` is never changed once made.
 
   /// A class, so that the table by id holds a reference per mapping, not the whole mapping
   /// in each of its slots (a third of them empty).
@@ -48,8 +48,7 @@ final class AdminMappings: @unchecked Sendable {
   /// Held for each whole change, the mock's stub calls included, so that two admin calls
   /// that change mappings at once apply one after the other. The mock never calls back into
   /// the admin API, and runs no user code for these calls.
-  private let lock = NSLock()
-  private var state = State()
+  private let state = Locked(State())
 
   init(mock: URLSessionMock, templatesEveryResponse: Bool = false) {
     self.mock = mock
@@ -58,45 +57,45 @@ final class AdminMappings: @unchecked Sendable {
 
   /// Adds the mappings the server starts with (a `stub-server --root-dir` folder's).
   func start(with mappings: [WireMockMapping]) {
-    lock.withLock {
+    state.withLock { state in
       state.started = mappings
-      for mapping in mappings { put(mapping, fromRoot: true) }
+      for mapping in mappings { put(mapping, fromRoot: true, in: &state) }
     }
   }
 
   /// The mappings that no file of the root holds yet: added or changed since the start.
   var unsaved: [WireMockMapping] {
-    lock.withLock { ordered().filter { !$0.fromRoot }.map(\.mapping) }
+    state.withLock { Self.ordered($0).filter { !$0.fromRoot }.map(\.mapping) }
   }
 
   /// Every mapping, newest first (as WireMock lists them).
-  var all: [WireMockMapping] { lock.withLock { ordered().reversed().map(\.mapping) } }
+  var all: [WireMockMapping] { state.withLock { Self.ordered($0).reversed().map(\.mapping) } }
 
   /// The mappings, oldest first.
-  private func ordered() -> [Installed] {
+  private static func ordered(_ state: State) -> [Installed] {
     state.installed.values.sorted { $0.order < $1.order }
   }
 
   /// The mapping whose stubs include the one numbered `identifier` (``Stub/identifier``).
   func mapping(ofStub identifier: Int) -> WireMockMapping? {
-    lock.withLock { state.byStub[identifier].flatMap { state.installed[$0]?.mapping } }
+    state.withLock { state in state.byStub[identifier].flatMap { state.installed[$0]?.mapping } }
   }
 
   func mapping(_ id: UUID) -> WireMockMapping? {
-    lock.withLock { state.installed[id]?.mapping }
+    state.withLock { $0.installed[id]?.mapping }
   }
 
   /// Adds `mapping`, replacing one with the same id where that one was.
   func add(_ mapping: WireMockMapping) {
-    lock.withLock { put(mapping) }
+    state.withLock { put(mapping, in: &$0) }
   }
 
   /// Adds each of `mappings` in turn, as ``add(_:)`` does, under one hold of the lock; with
   /// `keepingExisting`, a mapping whose id is taken is skipped instead.
   func add(_ mappings: [WireMockMapping], keepingExisting: Bool) {
-    lock.withLock {
+    state.withLock { state in
       for mapping in mappings where !(keepingExisting && state.installed[mapping.id] != nil) {
-        put(mapping)
+        put(mapping, in: &state)
       }
     }
     // What reading a large import freed goes back to the system, as after a large bundle.
@@ -105,18 +104,18 @@ final class AdminMappings: @unchecked Sendable {
 
   /// Replaces the mapping with `mapping`'s id; `false` when there is none.
   func replace(_ mapping: WireMockMapping) -> Bool {
-    lock.withLock {
+    state.withLock { state in
       guard state.installed[mapping.id] != nil else { return false }
-      put(mapping)
+      put(mapping, in: &state)
       return true
     }
   }
 
   /// Removes the mapping `id`; `false` when there is none.
   func remove(_ id: UUID) -> Bool {
-    lock.withLock {
+    state.withLock { state in
       guard let gone = state.installed.removeValue(forKey: id) else { return false }
-      uninstall([gone])
+      uninstall([gone], in: &state)
       return true
     }
   }
@@ -125,10 +124,10 @@ final class AdminMappings: @unchecked Sendable {
   /// went.
   @discardableResult
   func remove(where shouldRemove: (WireMockMapping) -> Bool) -> Int {
-    let count = lock.withLock {
+    let count = state.withLock { state in
       let gone = state.installed.values.filter { shouldRemove($0.mapping) }
       for installed in gone { state.installed[installed.mapping.id] = nil }
-      uninstall(gone)
+      uninstall(gone, in: &state)
       return gone.count
     }
     if count >= FreedMemory.largeLoad { FreedMemory.returnToSystem() }
@@ -137,21 +136,21 @@ final class AdminMappings: @unchecked Sendable {
 
   /// The mappings back to those the server started with.
   func reset() {
-    lock.withLock {
+    state.withLock { state in
       let gone = Array(state.installed.values)
       state.installed = [:]
-      uninstall(gone)
-      for mapping in state.started { put(mapping, fromRoot: true) }
+      uninstall(gone, in: &state)
+      for mapping in state.started { put(mapping, fromRoot: true, in: &state) }
     }
   }
 
   /// Installs `mapping` in the place of the one with its id, if any, or after every other.
   /// Called with the lock held.
-  private func put(_ mapping: WireMockMapping, fromRoot: Bool = false) {
+  private func put(_ mapping: WireMockMapping, fromRoot: Bool = false, in state: inout State) {
     let order: Int
     if let old = state.installed.removeValue(forKey: mapping.id) {
       order = old.order
-      uninstall([old])
+      uninstall([old], in: &state)
     } else {
       order = state.nextOrder
       state.nextOrder += 1
@@ -166,7 +165,7 @@ final class AdminMappings: @unchecked Sendable {
   }
 
   /// Removes the stubs of `gone` from the mock, all in one step. Called with the lock held.
-  private func uninstall(_ gone: [Installed]) {
+  private func uninstall(_ gone: [Installed], in state: inout State) {
     let stubs = gone.flatMap(\.stubs)
     guard !stubs.isEmpty else { return }
     for stub in stubs { state.byStub[stub.identifier] = nil }
