@@ -285,18 +285,8 @@ public final class RequestJournal: Sendable {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let reporter = reporter
     let core = core
-    try await RealTimeWait.run(
-      timeout: timeout,
-      register: { id, continuation in
-        core.withLock { state in
-          if state.endedCount >= count { return true }
-          state.endWaiters[id] = SessionCore.Waiter(count: count, continuation: continuation)
-          return false
-        }
-      },
-      unregister: { id in
-        core.withLock { $0.endWaiters.removeValue(forKey: id)?.continuation }
-      },
+    try await wait(
+      until: .ended, reaches: count, timeout: timeout,
       timedOut: {
         let (ended, sent, open, redaction) = core.withLock { state in
           let finished = Set(state.records.exchanges.map(\.taskIdentifier))
@@ -326,18 +316,28 @@ public final class RequestJournal: Sendable {
   func waitForSettled(
     count: Int, timeout: Duration, timedOut: @escaping @Sendable () -> any Error
   ) async throws {
+    try await wait(until: .settled, reaches: count, timeout: timeout, timedOut: timedOut)
+  }
+
+  /// Waits until the core's count `counted` reaches `count`: the one real-time wait behind
+  /// `waitForSettled` and `waitForExchanges`.
+  private func wait(
+    until counted: WaitedCount, reaches count: Int, timeout: Duration,
+    timedOut: @escaping @Sendable () -> any Error
+  ) async throws {
     let core = core
     try await RealTimeWait.run(
       timeout: timeout,
       register: { id, continuation in
         core.withLock { state in
-          if state.settledCount >= count { return true }
-          state.waiters[id] = SessionCore.Waiter(count: count, continuation: continuation)
+          if state.count(counted) >= count { return true }
+          state.setWaiter(
+            SessionCore.Waiter(count: count, continuation: continuation), for: id, counted)
           return false
         }
       },
       unregister: { id in
-        core.withLock { $0.waiters.removeValue(forKey: id)?.continuation }
+        core.withLock { $0.setWaiter(nil, for: id, counted)?.continuation }
       },
       timedOut: timedOut)
   }
@@ -347,5 +347,37 @@ public final class RequestJournal: Sendable {
     guard !problems.isEmpty else { return nil }
     return "The matcher \(matcher.description(redacting: core.reportRedaction)) can never "
       + "match: " + problems.joined(separator: " ")
+  }
+}
+
+/// The counts of a core that a test may wait on in real time.
+private enum WaitedCount {
+  /// Sent requests whose answer is scheduled (`waitForRequests`).
+  case settled
+  /// Exchanges that have ended (`waitForExchanges`).
+  case ended
+}
+
+extension SessionCore.State {
+  fileprivate func count(_ counted: WaitedCount) -> Int {
+    switch counted {
+    case .settled: settledCount
+    case .ended: endedCount
+    }
+  }
+
+  /// Sets (or, with `nil`, removes) the waiter `id` on `counted`; returns the one it replaces.
+  @discardableResult
+  fileprivate mutating func setWaiter(
+    _ waiter: SessionCore.Waiter?, for id: ObjectIdentifier, _ counted: WaitedCount
+  ) -> SessionCore.Waiter? {
+    switch counted {
+    case .settled:
+      defer { waiters[id] = waiter }
+      return waiters[id]
+    case .ended:
+      defer { endWaiters[id] = waiter }
+      return endWaiters[id]
+    }
   }
 }
