@@ -423,6 +423,11 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
     state.phase = .closed
     state.draining = false
     state.failure = error
+    return takeEveryWaiter(&state, failingWith: error)
+  }
+
+  /// Takes out every call waiting on the task, to fail with `error` outside the lock.
+  private func takeEveryWaiter(_ state: inout State, failingWith error: any Error) -> Release {
     var release = Release(error: error)
     release.receiveFailures = state.receivers.map(\.continuation)
     release.sends = state.pendingSends.map(\.1)
@@ -479,16 +484,7 @@ final class MockWebSocketTask: HTTPWebSocketTask, WebSocketPeer {
         receives: state.receivers.count, sends: state.pendingSends.count,
         pings: state.pendingPings.count)
       guard !waiting.isEmpty else { return nil }
-      var release = Release(error: error)
-      release.receiveFailures = state.receivers.map(\.continuation)
-      release.sends = state.pendingSends.map(\.1)
-      release.pings = state.pendingPings
-      release.sendCountWaiters = state.sendCountWaiters.map(\.continuation)
-      state.receivers = []
-      state.pendingSends = []
-      state.pendingPings = []
-      state.sendCountWaiters = []
-      return (waiting, release)
+      return (waiting, takeEveryWaiter(&state, failingWith: error))
     }
     guard let (waiting, release) = fired else { return }
     let core = handshake.core
