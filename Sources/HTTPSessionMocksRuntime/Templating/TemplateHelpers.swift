@@ -299,7 +299,8 @@ extension TemplateRenderer {
         document = cached
       } else {
         // The package's own parser: it never traps, and is much faster than JSONDecoder.
-        document = (try? JSONCursor.parse(Data(text.utf8), source: "body", duplicates: .lastWins))
+        let data = text.utf8.withContiguousStorageIfAvailable { Data($0) } ?? Data(text.utf8)
+        document = (try? JSONCursor.parse(data, source: "body", duplicates: .lastWins))
           .flatMap { Self.jsonValue($0.node) }
         parsedBodies[text] = document
       }

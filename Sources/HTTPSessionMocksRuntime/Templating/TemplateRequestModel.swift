@@ -16,15 +16,46 @@ enum TemplateRequestModel {
   /// The model of `request`; with `fields`, only those members of `request` are made (the
   /// others read as nothing), so a template pays only for what it reads.
   static func context(for request: URLRequest, fields: Set<String>? = nil) -> TemplateValue {
-    func wants(_ name: String) -> Bool { fields?.contains(name) ?? true }
-    let wantsLine = wants("requestLine")
-    let wantsURL = wantsLine || wants("url")
-    let wantsSegments = wantsLine || wants("pathSegments")
-    let wantsQuery = wantsLine || wants("query")
-    let wantsHeaders = wants("headers")
-    let wantsCookies = wants("cookies")
-    let wantsBase = wantsLine || wants("baseUrl")
-    let wantsBody = wants("body")
+    context(for: request, members: Members(fields))
+  }
+
+  /// Which members of `request` a template reads, worked out once from the names it uses.
+  struct Members: Sendable {
+    var requestLine = true
+    var url = true
+    var pathSegments = true
+    var query = true
+    var headers = true
+    var cookies = true
+    var baseUrl = true
+    var body = true
+    var bodyAsBase64 = true
+
+    /// The members named in `fields`; all of them when `fields` is `nil`.
+    init(_ fields: Set<String>?) {
+      guard let fields else { return }
+      requestLine = fields.contains("requestLine")
+      url = requestLine || fields.contains("url")
+      pathSegments = requestLine || fields.contains("pathSegments")
+      query = requestLine || fields.contains("query")
+      headers = fields.contains("headers")
+      cookies = fields.contains("cookies")
+      baseUrl = requestLine || fields.contains("baseUrl")
+      body = fields.contains("body")
+      bodyAsBase64 = fields.contains("bodyAsBase64")
+    }
+  }
+
+  /// The model of `request`, with only the members in `members` made.
+  static func context(for request: URLRequest, members: Members) -> TemplateValue {
+    let wantsLine = members.requestLine
+    let wantsURL = members.url
+    let wantsSegments = members.pathSegments
+    let wantsQuery = members.query
+    let wantsHeaders = members.headers
+    let wantsCookies = members.cookies
+    let wantsBase = members.baseUrl
+    let wantsBody = members.body
     let url = request.url
     var path = url?.path(percentEncoded: true) ?? ""
     if path.isEmpty { path = "/" }
@@ -112,7 +143,7 @@ enum TemplateRequestModel {
         ("body", .string(body)),
         (
           "bodyAsBase64",
-          .string(wants("bodyAsBase64") ? (request.httpBody ?? Data()).base64EncodedString() : "")
+          .string(members.bodyAsBase64 ? (request.httpBody ?? Data()).base64EncodedString() : "")
         ),
         ("method", method), ("baseUrl", .string(baseUrl)),
         ("clientIp", .string("127.0.0.1")), ("requestLine", requestLine),
