@@ -29,6 +29,8 @@ final class ResponseTemplate: Sendable {
   /// The members of `request` the templates read (`nil`: all of them, when one reads the
   /// whole model or a body file is a template too).
   let fields: Set<String>?
+  /// `fields` as the request model reads it.
+  let members: TemplateRequestModel.Members
   /// Parsed JSONPath expressions, shared by the renderings.
   let paths = JSONPathCache()
   /// The response last made, reused while the URL, status and headers stay the same
@@ -57,6 +59,7 @@ final class ResponseTemplate: Sendable {
     // A body file, or a stored body, is parsed per request: its references are unknown.
     if fileName != nil || body == nil { fields = nil }
     self.fields = fields
+    members = TemplateRequestModel.Members(fields)
     sources =
       [body ?? "", fileName ?? ""]
       + headers.sorted { $0.key < $1.key }.map { $0.key + ":" + $0.value }
@@ -152,7 +155,7 @@ final class ResponseTemplate: Sendable {
     var environment = TemplateEnvironment(
       now: now, random: TemplateRandom(seed: seed &+ count &* 0x9E37_79B9_7F4A_7C15),
       maxOutputBytes: maxOutputBytes, paths: paths)
-    var context = TemplateRequestModel.context(for: request, fields: fields)
+    var context = TemplateRequestModel.context(for: request, members: members)
     if case .object(var members, let json, let insensitive) = context, case .object = parameters {
       members.append(("parameters", parameters))
       context = .object(members, json: json, caseInsensitive: insensitive)

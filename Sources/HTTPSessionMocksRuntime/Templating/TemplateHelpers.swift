@@ -299,8 +299,9 @@ extension TemplateRenderer {
         document = cached
       } else {
         // The package's own parser: it never traps, and is much faster than JSONDecoder.
-        document = try? JSONCursor.parse(Data(text.utf8), source: "body", duplicates: .lastWins)
-          .json()
+        let data = text.utf8.withContiguousStorageIfAvailable { Data($0) } ?? Data(text.utf8)
+        document = (try? JSONCursor.parse(data, source: "body", duplicates: .lastWins))
+          .flatMap { Self.jsonValue($0.node) }
         parsedBodies[text] = document
       }
     case .null: document = nil
@@ -326,6 +327,35 @@ extension TemplateRenderer {
     }
     guard let first = selected.first else { return fallback }
     return TemplateValue(json: first)
+  }
+
+  /// A parsed document's value, as `JSONCursor.json()` reads it (numbers by value, the last of
+  /// a repeated key), or `nil` where that throws; without the cursors' paths, which only its
+  /// errors use.
+  static func jsonValue(_ node: JSONNode) -> JSONValue? {
+    switch node {
+    case .null: return .null
+    case .bool(let flag): return .bool(flag)
+    case .number(let literal): return JSONNumber.value(literal)
+    case .string(let text): return .string(text)
+    case .array(let nodes):
+      var values: [JSONValue] = []
+      values.reserveCapacity(nodes.count)
+      for node in nodes {
+        guard let value = jsonValue(node) else { return nil }
+        values.append(value)
+      }
+      return .array(values)
+    case .object(let members):
+      // The last of a repeated key counts; the earlier ones are not read.
+      var values: [String: JSONValue] = Dictionary(minimumCapacity: members.count)
+      for member in members.reversed() where values[member.key] == nil {
+        guard let value = jsonValue(member.value) else { return nil }
+        values[member.key] = value
+      }
+      return .object(values)
+    case .unreadable: return nil
+    }
   }
 
   /// Whether a JSONPath may select several values (a wildcard, a deep scan, a filter, a list

@@ -80,6 +80,8 @@ struct TemplateRenderer {
 
   mutating func render(_ nodes: [TemplateNode]) throws(TemplateRenderError) -> String {
     var out = ""
+    // Room for a few pieces: growing from a small string one piece at a time reallocates.
+    if nodes.count > 2 { out.reserveCapacity(nodes.count * 16) }
     for node in nodes {
       try step()
       switch node {

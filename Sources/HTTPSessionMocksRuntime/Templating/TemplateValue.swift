@@ -2,7 +2,7 @@ import Foundation
 
 /// A value a template reads or a helper returns, rendered as Handlebars.java renders the Java
 /// value WireMock would hold.
-indirect enum TemplateValue: Sendable {
+enum TemplateValue: Sendable {
   case null
   case bool(Bool)
   case integer(Int64)
