@@ -23,7 +23,6 @@ enum Receiver: Sendable {
 
   /// What is sent for a forward of this task's request (see `ResponseSink.forwarding(_:)`):
   /// the sink's say, through any relays of doubles between; the handler has none.
-  @inline(__always)  // On every forward: a call of its own cost about 25 instructions (`spy`).
   func forwarding(_ request: URLRequest) -> URLRequest {
     switch self {
     case .sink(let sink): return sink.forwarding(request)
