@@ -302,7 +302,7 @@ extension SessionCore {
     _ context: Plan.Context
   ) -> Plan {
     let request = context.request
-    guard response.isImmediate, response.dribble == nil else {
+    guard response.isImmediate, !response.isDribbled else {
       return invalid(
         "A proxied response (.proxy(to: \(upstream.baseText))) cannot be delayed "
           + "or dribbled: it comes when the upstream answers.", context)

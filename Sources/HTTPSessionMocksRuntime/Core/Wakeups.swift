@@ -27,8 +27,16 @@ struct Wakeups {
   }
 
   /// Resumes every waiter. Call it outside the lock.
+  // Inlined, with the resuming out of line: a call on every request cost about 33
+  // instructions (`mock` benchmark) to find nobody waiting.
+  @inline(__always)
   func wake() {
     guard let continuations else { return }
+    Self.resume(continuations)
+  }
+
+  @inline(never)
+  private static func resume(_ continuations: [CheckedContinuation<Void, any Error>]) {
     for continuation in continuations { continuation.resume() }
   }
 }
