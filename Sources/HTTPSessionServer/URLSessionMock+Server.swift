@@ -37,18 +37,31 @@ extension URLSessionMock {
   ///     (listing and counting requests, adding mappings, scenarios, waiting for a request:
   ///     <doc:ServingAMockOverLoopback> lists the endpoints). Admin requests are answered
   ///     before the mock sees them, so they are not in its journal. Off by default.
+  ///   - templatingAdminMappings: Whether every mapping added through the admin API
+  ///     (`POST /__admin/mappings`, `PUT`, `import`) is a response template, as WireMock's
+  ///     `--global-response-templating` makes every mapping one; off by default, when a mapping
+  ///     is a template only if it names the `response-template` transformer. The mock's own
+  ///     stubs are templates where they are written: ``StubResponse/templated(seed:)``, or
+  ///     ``MockBundle/templatingEveryResponse()`` for a whole bundle. Without `admin` there
+  ///     are no such mappings, and it does nothing.
+  ///
+  ///     ```swift
+  ///     let mock = URLSessionMock(bundle: try MockBundle(contentsOf: root).templatingEveryResponse())
+  ///     let server = try mock.startServer(admin: true, templatingAdminMappings: true)
+  ///     ```
   /// - Throws: ``ServerError`` when the host is not loopback, the origin is not an origin, or
   ///   the socket cannot be bound.
   public func startServer(
     port: Int = 0, host: String = "127.0.0.1", limits: ServerLimits = ServerLimits(),
-    origin: URL? = nil, admin: Bool = false
+    origin: URL? = nil, admin: Bool = false, templatingAdminMappings: Bool = false
   ) throws -> LoopbackServer {
     try startServer(
       port: port, host: host, limits: limits, origin: origin,
-      admin: admin ? AdminSettings() : nil, observer: nil)
+      admin: admin ? AdminSettings(templatesEveryResponse: templatingAdminMappings) : nil,
+      observer: nil)
   }
 
-  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:origin:admin:)``, and
+  /// Starts a ``LoopbackServer`` like ``startServer(port:host:limits:origin:admin:templatingAdminMappings:)``, and
   /// calls `observer` for each request (the `stub-server` command's log).
   ///
   /// - Parameters:

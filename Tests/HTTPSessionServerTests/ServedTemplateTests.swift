@@ -53,8 +53,7 @@ import Testing
   /// as it was given.
   @Test func globalTemplatingReachesMappingsAddedThroughTheAdminAPI() async throws {
     let mock = URLSessionMock()
-    let server = try mock.startServer(
-      admin: AdminSettings(templatesEveryResponse: true), observer: nil)
+    let server = try mock.startServer(admin: true, templatingAdminMappings: true)
     defer { server.stop() }
     let admin = AdminClient(server.baseURL)
     let added = try await admin.call(
