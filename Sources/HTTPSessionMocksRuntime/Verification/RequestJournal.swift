@@ -254,23 +254,18 @@ public final class RequestJournal: Sendable {
     count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws {
-    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    let reporter = reporter
-    let core = core
-    try await waitForSettled(
-      count: count, timeout: timeout,
-      timedOut: {
-        let (sent, total, redaction) = core.withLock {
-          ($0.records.requests, $0.records.sentCount, $0.reportRedaction)
-        }
+    try await wait(
+      until: .settled, reaches: count, timeout: timeout, named: "waitForRequests(count: \(count))",
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      snapshot: { ($0.records.requests, $0.records.sentCount, $0.reportRedaction) },
+      explain: { sent, total, redaction in
         var message =
           "Expected \(count) request(s), but \(total) were sent after waiting \(timeout) "
           + "of real time. Did the code under test issue its request, and resume its task?\n"
         if !sent.isEmpty {
           message += "Sent requests:\n" + NearMiss.numberedList(sent, redaction)
         }
-        reporter.fail(message, at: site)
-        return WaitTimeoutError(wait: "waitForRequests(count: \(count))", message: message)
+        return message
       })
   }
 
@@ -282,21 +277,19 @@ public final class RequestJournal: Sendable {
     count: Int, timeout: Duration = .seconds(5), fileID: StaticString = #fileID,
     filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
   ) async throws {
-    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    let reporter = reporter
-    let core = core
     try await wait(
-      until: .ended, reaches: count, timeout: timeout,
-      timedOut: {
-        let (ended, sent, open, redaction) = core.withLock { state in
-          let finished = Set(state.records.exchanges.map(\.taskIdentifier))
-          let open = state.records.events.compactMap { event -> URLRequest? in
-            guard case .resumed = event.kind, !finished.contains(event.taskIdentifier)
-            else { return nil }
-            return event.request
-          }
-          return (state.endedCount, state.records.sentCount, open, state.reportRedaction)
+      until: .ended, reaches: count, timeout: timeout, named: "waitForExchanges(count: \(count))",
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column),
+      snapshot: { state in
+        let finished = Set(state.records.exchanges.map(\.taskIdentifier))
+        let open = state.records.events.compactMap { event -> URLRequest? in
+          guard case .resumed = event.kind, !finished.contains(event.taskIdentifier)
+          else { return nil }
+          return event.request
         }
+        return (state.endedCount, state.records.sentCount, open, state.reportRedaction)
+      },
+      explain: { ended, sent, open, redaction in
         var message =
           "Expected \(count) exchange(s) to end, but \(ended) of \(sent) sent request(s) had "
           + "ended after waiting \(timeout) of real time. A streamed answer ends when its last "
@@ -305,8 +298,7 @@ public final class RequestJournal: Sendable {
         if !open.isEmpty {
           message += "Still open:\n" + NearMiss.numberedList(open, redaction)
         }
-        reporter.fail(message, at: site)
-        return WaitTimeoutError(wait: "waitForExchanges(count: \(count))", message: message)
+        return message
       })
   }
 
@@ -317,6 +309,26 @@ public final class RequestJournal: Sendable {
     count: Int, timeout: Duration, timedOut: @escaping @Sendable () -> any Error
   ) async throws {
     try await wait(until: .settled, reaches: count, timeout: timeout, timedOut: timedOut)
+  }
+
+  /// Waits like ``wait(until:reaches:timeout:timedOut:)``; on a timeout, reports at `site`
+  /// what `explain` makes of the state `snapshot` took under the lock (formatted after it is
+  /// left), and throws it as a ``WaitTimeoutError`` of the wait `named`.
+  private func wait<Snapshot>(
+    until counted: WaitedCount, reaches count: Int, timeout: Duration, named name: String,
+    at site: CallSite,
+    snapshot: @escaping @Sendable (SessionCore.State) -> Snapshot,
+    explain: @escaping @Sendable (Snapshot) -> String
+  ) async throws {
+    let reporter = reporter
+    let core = core
+    try await wait(
+      until: counted, reaches: count, timeout: timeout,
+      timedOut: {
+        let message = explain(core.withLock { snapshot($0) })
+        reporter.fail(message, at: site)
+        return WaitTimeoutError(wait: name, message: message)
+      })
   }
 
   /// Waits until the core's count `counted` reaches `count`: the one real-time wait behind
