@@ -153,7 +153,7 @@ package struct DirectoryFiles: Sendable {
       return notFound(request)
     }
     guard let data = fileSystem.contents(file.path) else { return notFound(request) }
-    return .data(data, headers: ["Content-Type": Self.contentType(of: file)])
+    return .data(data, headers: ["Content-Type": FileContentType.of(file, .browser)])
   }
 
   private func notFound(_ request: URLRequest) -> StubResponse {
@@ -194,27 +194,5 @@ package struct DirectoryFiles: Sendable {
 
   private static func isInside(_ path: String, _ base: String) -> Bool {
     path == base || path.hasPrefix(base.hasSuffix("/") ? base : base + "/")
-  }
-
-  static func contentType(of file: URL) -> String {
-    switch file.pathExtension.lowercased() {
-    case "html", "htm": "text/html; charset=utf-8"
-    case "css": "text/css; charset=utf-8"
-    case "js", "mjs": "text/javascript; charset=utf-8"
-    case "json": "application/json"
-    case "svg": "image/svg+xml"
-    case "png": "image/png"
-    case "jpg", "jpeg": "image/jpeg"
-    case "gif": "image/gif"
-    case "webp": "image/webp"
-    case "ico": "image/x-icon"
-    case "woff": "font/woff"
-    case "woff2": "font/woff2"
-    case "wasm": "application/wasm"
-    case "txt": "text/plain; charset=utf-8"
-    case "xml": "application/xml"
-    case "pdf": "application/pdf"
-    default: "application/octet-stream"
-    }
   }
 }

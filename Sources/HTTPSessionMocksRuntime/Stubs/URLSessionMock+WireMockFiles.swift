@@ -57,7 +57,7 @@ extension URLSessionMock {
         // The file went between the match and the answer.
         return .text("Not found: \(request.url?.path ?? "")\n", status: 404)
       }
-      return .data(data, headers: ["Content-Type": WireMockStaticFile.contentType(of: file)])
+      return .data(data, headers: ["Content-Type": FileContentType.of(file, .wireMock)])
     }
     .priority(Int.max)
   }
@@ -93,29 +93,5 @@ struct WireMockStaticFile: RequestCondition {
 
   func isEqual(to other: any RequestCondition) -> Bool {
     (other as? Self)?.files.root.standardizedFileURL == files.root.standardizedFileURL
-  }
-
-  /// The `Content-Type` WireMock 2.35.1 sends for a file of `__files/`, by its extension
-  /// (measured: its own table, and `application/json` for the rest).
-  static func contentType(of file: URL) -> String {
-    switch file.pathExtension.lowercased() {
-    case "html", "htm": "text/html"
-    case "txt": "text/plain"
-    case "css": "text/css"
-    case "csv": "text/csv"
-    case "js": "application/javascript"
-    case "xml": "application/xml"
-    case "pdf": "application/pdf"
-    case "wasm": "application/wasm"
-    case "woff": "application/font-woff"
-    case "woff2": "font/woff2"
-    case "svg": "image/svg+xml"
-    case "png": "image/png"
-    case "jpg", "jpeg": "image/jpeg"
-    case "gif": "image/gif"
-    case "webp": "image/webp"
-    case "ico": "image/x-icon"
-    default: "application/json"
-    }
   }
 }
