@@ -297,7 +297,8 @@ extension SessionCore {
     let request = receiver.forwarding(upstream ?? request)
     let depth = Forwarding.depth(of: task) + 1
     guard let core else {
-      let inner = Forwarding.makeTask(task.kind, request, in: session, relay: relay.handler)
+      let inner = Forwarding.makeTask(
+        task.kind, request, in: session, relay: relay.handlerTakingFirstAnswer)
       Forwarding.resume(inner, depth: depth)
       endForwardedResume(of: task, relay) { inner.cancel() }
       return

@@ -41,15 +41,28 @@ public struct WebSocketMessageRecord: Sendable, CustomStringConvertible {
   /// may hold only its first bytes, or none; ``byteCount`` says how long it was.
   public var message: URLSessionWebSocketTask.Message { payload.message }
   /// The message's full size in bytes (UTF-8 for text), however much of it ``message`` kept.
-  public let byteCount: Int
+  public var byteCount: Int { cutFrom < 0 ? payload.byteCount : cutFrom }
+  /// The full size of a message the journal cut, or -1 for one it kept whole, whose size is
+  /// its payload's: counted when read, not for each message recorded (a text's UTF-8 count
+  /// was about 40 instructions a message in the `websocket-messages` benchmark).
+  private let cutFrom: Int
 
+  /// A message kept whole.
+  init(_ payload: WebSocketPayload, _ direction: Direction, at time: Duration) {
+    self.payload = payload
+    self.direction = direction
+    self.time = time
+    self.cutFrom = -1
+  }
+
+  /// A message of `byteCount` bytes of which the journal kept `payload`.
   init(
-    _ payload: WebSocketPayload, _ direction: Direction, at time: Duration, byteCount: Int? = nil
+    _ payload: WebSocketPayload, _ direction: Direction, at time: Duration, byteCount: Int
   ) {
     self.payload = payload
     self.direction = direction
     self.time = time
-    self.byteCount = byteCount ?? payload.byteCount
+    self.cutFrom = byteCount
   }
 
   /// Such as `server → client .string("welcome") at 0.0 seconds`.
