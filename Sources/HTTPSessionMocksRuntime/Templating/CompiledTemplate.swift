@@ -264,7 +264,9 @@ struct CompiledTemplate: Sendable {
           .min { $0.key < $1.key }
         return found?.value ?? ""
       case .jsonPath(let path, let steps):
-        if let budget = MatchBudget.current, budget.isSpent || budget.isPastDeadline {
+        if let budget = MatchBudget.current,
+          budget.isSpent || budget.isPastDeadline || budget.limits.maxJSONPathValues < 1
+        {
           return nil
         }
         if let steps {
