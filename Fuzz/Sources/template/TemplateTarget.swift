@@ -10,7 +10,8 @@ import Foundation
 // Input: the template. Checked: parsing returns nodes or a TemplateSyntaxError whose reason is
 // not empty and whose line, column and offset lie in the template, never a crash; a template that
 // parses renders against a fixed request (a JSON body, repeated query parameters, headers) or
-// fails with a message, within the output and step limits given, and never traps.
+// fails with a message, within the output and step limits given, and never traps; where the
+// template compiles (CompiledTemplate), the compiled form renders the same text.
 
 /// One input for libFuzzer: a template.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -37,8 +38,16 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let output = try TemplateRenderer.render(
       nodes, context: TemplateRequestModel.context(for: request), environment: &environment)
     check(output.utf8.count <= 1 << 16, "the output passed the limit: \(output.utf8.count)")
+    // A template that compiles renders the same text straight from the request, or leaves it
+    // to the renderer.
+    if let bytes = CompiledTemplate(nodes)?.render(for: request, maxOutputBytes: 1 << 16) {
+      let compiled = String(decoding: bytes, as: UTF8.self)
+      check(compiled == output, "compiled: \(compiled), rendered: \(output)")
+    }
   } catch {
     check(!error.message.isEmpty, "a render error with no message")
+    let compiled = CompiledTemplate(nodes)?.render(for: request, maxOutputBytes: 1 << 16)
+    check(compiled == nil, "compiled a template the renderer refuses: \(error.message)")
   }
   return 0
 }

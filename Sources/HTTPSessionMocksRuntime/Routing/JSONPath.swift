@@ -88,6 +88,47 @@ struct JSONPath: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// A step of a definite path: a member, or one index.
+  enum DefiniteStep: Sendable, Equatable {
+    case member(String)
+    case index(Int)
+  }
+
+  /// The steps of a definite path (see ``isDefinite``), or `nil` when it is not one.
+  var definiteSteps: [DefiniteStep]? {
+    var result: [DefiniteStep] = []
+    for step in steps {
+      switch step {
+      case .member(let name): result.append(.member(name))
+      case .index(let list) where list.count == 1: result.append(.index(list[0]))
+      default: return nil
+      }
+    }
+    return result
+  }
+
+  /// The value a definite path (see ``isDefinite``) names in the parsed `node`, as
+  /// ``select(in:)`` finds it in the document `node` reads as (the last of a repeated key
+  /// counts), or `nil` when it names nothing; without making that document. `nil` too when the
+  /// path is not definite.
+  func selectDefinite(in node: JSONNode) -> JSONNode? {
+    var current = node
+    for step in steps {
+      switch (step, current) {
+      case (.member(let name), .object(let members)):
+        guard let found = members.last(where: { $0.key == name }) else { return nil }
+        current = found.value
+      case (.index(let indexes), .array(let items)) where indexes.count == 1:
+        let resolved = indexes[0] < 0 ? items.count + indexes[0] : indexes[0]
+        guard resolved >= 0 && resolved < items.count else { return nil }
+        current = items[resolved]
+      default:
+        return nil
+      }
+    }
+    return current
+  }
+
   /// The values the path selects in `document`, in document order.
   ///
   /// The evaluation is bounded: under the request's ``MatchBudget`` (or, outside routing, the

@@ -33,10 +33,19 @@ final class ResponseTemplate: Sendable {
   let members: TemplateRequestModel.Members
   /// Parsed JSONPath expressions, shared by the renderings.
   let paths = JSONPathCache()
+  /// The body and header templates compiled to read the request directly, where they can be
+  /// (see ``CompiledTemplate``); the headers' in the order of `headers`, `nil` when one of them
+  /// cannot be.
+  let compiledBody: CompiledTemplate?
+  let compiledHeaders: [CompiledTemplate]?
   /// The response last made, reused while the URL, status and headers stay the same
-  /// (`HTTPURLResponse` is immutable, and costly to make).
+  /// (`HTTPURLResponse` is immutable, and costly to make): the headers rendered (`base`), the
+  /// body's length, and the headers made of them (`fields`).
   let lastResponse = Locked<
-    (url: URL, status: Int, fields: [String: String], response: URLResponse?)?
+    (
+      url: URL, status: Int, base: [String: String], length: Int, fields: [String: String],
+      response: URLResponse?
+    )?
   >(nil)
   /// How many answers were rendered: each draws its random values from the seed and this
   /// count, so that a replayed test gets the same values in the same order.
@@ -60,6 +69,21 @@ final class ResponseTemplate: Sendable {
     if fileName != nil || body == nil { fields = nil }
     self.fields = fields
     members = TemplateRequestModel.Members(fields)
+    if case .success(let nodes)? = self.body {
+      compiledBody = CompiledTemplate(nodes)
+    } else {
+      compiledBody = nil
+    }
+    var compiledHeaders: [CompiledTemplate]? = []
+    for header in self.headers {
+      guard case .success(let nodes) = header.template, let compiled = CompiledTemplate(nodes)
+      else {
+        compiledHeaders = nil
+        break
+      }
+      compiledHeaders?.append(compiled)
+    }
+    self.compiledHeaders = compiledHeaders
     sources =
       [body ?? "", fileName ?? ""]
       + headers.sorted { $0.key < $1.key }.map { $0.key + ":" + $0.value }
@@ -147,6 +171,14 @@ final class ResponseTemplate: Sendable {
     for request: URLRequest, headers given: [String: String], body stored: Data?, now: Date,
     maxOutputBytes: Int = TemplateRenderer.defaultMaxOutputBytes
   ) -> Result<Rendered, TemplateRenderError> {
+    // Every part compiled: read the request directly (such templates draw no random values).
+    if fileName == nil, let compiledBody, let compiledHeaders,
+      let rendered = renderCompiled(
+        compiledBody, compiledHeaders, for: request, headers: given,
+        maxOutputBytes: maxOutputBytes)
+    {
+      return .success(rendered)
+    }
     if let problem { return .failure(TemplateRenderError(message: problem)) }
     let count = renders.withLock { value -> UInt64 in
       value += 1
@@ -155,15 +187,23 @@ final class ResponseTemplate: Sendable {
     var environment = TemplateEnvironment(
       now: now, random: TemplateRandom(seed: seed &+ count &* 0x9E37_79B9_7F4A_7C15),
       maxOutputBytes: maxOutputBytes, paths: paths)
-    var context = TemplateRequestModel.context(for: request, members: members)
-    if case .object(var members, let json, let insensitive) = context, case .object = parameters {
-      members.append(("parameters", parameters))
-      context = .object(members, json: json, caseInsensitive: insensitive)
+    // The request model, made when a template first needs it.
+    var model: TemplateValue?
+    func context() -> TemplateValue {
+      if let model { return model }
+      var context = TemplateRequestModel.context(for: request, members: members)
+      if case .object(var members, let json, let insensitive) = context, case .object = parameters {
+        members.append(("parameters", parameters))
+        context = .object(members, json: json, caseInsensitive: insensitive)
+      }
+      model = context
+      return context
     }
     func run(_ parsed: Parsed, _ what: String) -> Result<String, TemplateRenderError> {
       guard case .success(let nodes) = parsed else {
         return .failure(TemplateRenderError(message: problem ?? "a template does not parse"))
       }
+      let context = context()
       do {
         return .success(
           try TemplateRenderer.render(nodes, context: context, environment: &environment))
@@ -198,6 +238,8 @@ final class ResponseTemplate: Sendable {
       case .success(let value): rendered.body = Data(value.utf8)
       case .failure(let error): return .failure(error)
       }
+    } else if let bytes = compiledBody?.render(for: request, maxOutputBytes: maxOutputBytes) {
+      rendered.body = Data(bytes)
     } else if let body {
       switch run(body, bodyWhat) {
       case .success(let value): rendered.body = Data(value.utf8)
@@ -210,6 +252,32 @@ final class ResponseTemplate: Sendable {
       }
     }
     return .success(rendered)
+  }
+
+  /// The parts rendered by their compiled forms, or `nil` when one of them leaves the request
+  /// to the renderer.
+  private func renderCompiled(
+    _ body: CompiledTemplate, _ compiledHeaders: [CompiledTemplate], for request: URLRequest,
+    headers given: [String: String], maxOutputBytes: Int
+  ) -> Rendered? {
+    var rendered = Rendered(body: nil, headers: given, missingFile: nil)
+    for (header, compiled) in zip(headers, compiledHeaders) {
+      // A header without `{{` that the stub still holds as it is: nothing to change.
+      if let constant = compiled.constant, constant.utf8.count <= maxOutputBytes,
+        given[header.name] == constant
+      {
+        continue
+      }
+      guard let bytes = compiled.render(for: request, maxOutputBytes: maxOutputBytes) else {
+        return nil
+      }
+      rendered.headers[header.name] = String(decoding: bytes, as: UTF8.self)
+    }
+    guard let bytes = body.render(for: request, maxOutputBytes: maxOutputBytes) else {
+      return nil
+    }
+    rendered.body = Data(bytes)
+    return rendered
   }
 
   /// The file `name` (relative) from `source`, never outside its folder; `nil` when missing.

@@ -165,7 +165,7 @@ enum TemplateRequestModel {
 
   /// `text` split at the ASCII `separator` as `split(separator:)` splits it: ASCII text (a
   /// percent-encoded path or query) by its bytes, each of which is a character.
-  private static func split(
+  static func split(
     _ text: Substring, at separator: UInt8, maxSplits: Int = .max, omittingEmpty: Bool = true
   ) -> [Substring] {
     let utf8 = text.utf8
