@@ -82,8 +82,15 @@ import Testing
     for (name, value) in given.headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = given.body.map { Data($0.utf8) }
     var environment = TemplateEnvironment(now: Date(), random: TemplateRandom(seed: 0))
-    let expected = try TemplateRenderer.render(
-      nodes, context: TemplateRequestModel.context(for: request), environment: &environment)
+    let expected: String
+    do {
+      expected = try TemplateRenderer.render(
+        nodes, context: TemplateRequestModel.context(for: request), environment: &environment)
+    } catch {
+      // What fails (jsonPath over an empty body) is left to the renderer, which says why.
+      #expect(compiled.render(for: request, maxOutputBytes: 1 << 20) == nil)
+      return
+    }
     let rendered = try #require(compiled.render(for: request, maxOutputBytes: 1 << 20))
     #expect(String(decoding: rendered, as: UTF8.self) == expected)
   }

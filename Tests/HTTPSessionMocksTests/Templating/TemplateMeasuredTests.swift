@@ -270,6 +270,37 @@ import Testing
       expected: "GET x GET y"),
   ]
 
+  /// `jsonPath` over a body that is empty, or JSON's `null`, fails the request in WireMock
+  /// 2.35.1 (500: "json string can not be null or empty", "json can not be null"), a
+  /// `default` notwithstanding; over a blank body, or one that is not JSON, it gives nothing
+  /// (200). Both measured on the jar, through the compiled template and the renderer (the
+  /// `#if` makes the second).
+  @Test(arguments: [
+    ("{{jsonPath request.body '$.name'}}", ""),
+    ("{{jsonPath request.body '$.name' default='d'}}", ""),
+    ("{{jsonPath request.body '$'}}", "null"),
+    ("{{jsonPath request.body '$.a'}}", " null "),
+    ("{{#if true}}{{jsonPath request.body '$.name'}}{{/if}}", ""),
+    ("{{#if true}}{{jsonPath request.body '$'}}{{/if}}", "null"),
+  ])
+  func jsonPathOverAnEmptyOrNullBodyFailsTheRequest(template: String, body: String) async throws {
+    let mock = try Self.mock("name=" + template)
+    var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:57343/jp")))
+    request.httpMethod = "POST"
+    request.httpBody = Data(body.utf8)
+    await expectReport(containing: "jsonPath", body.isEmpty ? "is empty" : "is null") {
+      await #expect(throws: URLError.self) { _ = try await mock.data(for: request) }
+    }
+    // A blank body, or one that is not JSON, or that holds no name: nothing, or the default.
+    guard !template.contains("'$'") else { return }
+    for blank in [" ", "notjson", "[null]"] {
+      request.httpBody = Data(blank.utf8)
+      let (data, _) = try await mock.data(for: request)
+      let expected = template.contains("default") ? "name=d" : "name="
+      #expect(String(decoding: data, as: UTF8.self) == expected, "\(blank)")
+    }
+  }
+
   /// A mock answering every request with `template`, read from a WireMock mapping.
   static func mock(_ template: String) throws -> URLSessionMock {
     var text = ""
