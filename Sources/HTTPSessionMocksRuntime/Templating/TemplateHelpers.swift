@@ -482,7 +482,7 @@ extension TemplateRenderer {
       let byte = source[index]
       if byte == UInt8(ascii: "+") {
         bytes.append(32)
-      } else if byte == UInt8(ascii: "%"), index + 2 < source.count + 0,
+      } else if byte == UInt8(ascii: "%"), index + 2 < source.count,
         let value = UInt8(String(decoding: source[index + 1...index + 2], as: UTF8.self), radix: 16)
       {
         bytes.append(value)
