@@ -32,7 +32,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   request.setValue("c=v", forHTTPHeaderField: "Cookie")
   request.httpBody = Data(#"{"id": 7, "tags": ["a", "b"], "o": {"k": [1, 2.5, null, true]}}"#.utf8)
   var environment = TemplateEnvironment(
-    now: Date(timeIntervalSince1970: 1_700_000_000), random: TemplateRandom(seed: 1),
+    now: Date(timeIntervalSince1970: 1_700_000_000), random: SeededRandom(seed: 1),
     maxOutputBytes: 1 << 16, maxSteps: 20_000)
   do {
     let output = try TemplateRenderer.render(

@@ -52,16 +52,8 @@ public struct DelayDistribution: Sendable, Equatable, CustomStringConvertible {
 
   /// The delay of answer number `call` (counted from 1).
   public func delay(forCall call: Int) -> Duration {
-    var state = seed &+ UInt64(truncatingIfNeeded: call) &* 0x9E37_79B9_7F4A_7C15
-    func next() -> Double {
-      // SplitMix64, to a double in [0, 1).
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      z ^= z >> 31
-      return Double(z >> 11) / Double(1 << 53)
-    }
+    var random = SeededRandom(seed: seed &+ UInt64(truncatingIfNeeded: call) &* SeededRandom.step)
+    func next() -> Double { random.unit() }
     let milliseconds: Double
     switch kind {
     case .uniform(let lower, let upper):

@@ -185,7 +185,7 @@ final class ResponseTemplate: Sendable {
       return value
     }
     var environment = TemplateEnvironment(
-      now: now, random: TemplateRandom(seed: seed &+ count &* 0x9E37_79B9_7F4A_7C15),
+      now: now, random: SeededRandom(seed: seed &+ count &* SeededRandom.step),
       maxOutputBytes: maxOutputBytes, paths: paths)
     // The request model, made when a template first needs it.
     var model: TemplateValue?

@@ -6,32 +6,11 @@ struct TemplateRenderError: Error, Equatable, CustomStringConvertible {
   var description: String { message }
 }
 
-/// A seeded random source for `randomValue` and `pickRandom`: SplitMix64, as delay
-/// distributions draw theirs, so a replayed test gets the same values.
-struct TemplateRandom: Sendable {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A number in `0..<count` (`count` > 0).
-  mutating func below(_ count: Int) -> Int {
-    Int(next() % UInt64(max(count, 1)))
-  }
-}
-
 /// What a template reads besides the request: the mock's clock (as a date) and its seeded
 /// random source.
 struct TemplateEnvironment: Sendable {
   var now: Date
-  var random: TemplateRandom
+  var random: SeededRandom
   /// The most bytes a rendering may produce (the response body limit).
   var maxOutputBytes: Int = TemplateRenderer.defaultMaxOutputBytes
   /// The most steps a rendering may take.

@@ -81,7 +81,7 @@ import Testing
     request.httpMethod = given.body == nil ? "GET" : "post"
     for (name, value) in given.headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = given.body.map { Data($0.utf8) }
-    var environment = TemplateEnvironment(now: Date(), random: TemplateRandom(seed: 0))
+    var environment = TemplateEnvironment(now: Date(), random: SeededRandom(seed: 0))
     let expected: String
     do {
       expected = try TemplateRenderer.render(

@@ -82,7 +82,7 @@ import Testing
       "{{", "}}", "{{{", "}}}", "{{#", "{{/", "{{^", "{{else", "(", ")", "'", "\"", "[", "]", "~",
       "=", "..", "/", "@", "!", "--", "a", " ", "\n", "if", "each", "é", "\\",
     ]
-    var random = TemplateRandom(seed: 30)
+    var random = SeededRandom(seed: 30)
     for _ in 0..<3000 {
       var text = ""
       for _ in 0..<random.below(24) { text += pieces[random.below(pieces.count)] }
