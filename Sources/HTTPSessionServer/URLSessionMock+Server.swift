@@ -41,8 +41,8 @@ extension URLSessionMock {
   ///     (`POST /__admin/mappings`, `PUT`, `import`) is a response template, as WireMock's
   ///     `--global-response-templating` makes every mapping one; off by default, when a mapping
   ///     is a template only if it names the `response-template` transformer. The mock's own
-  ///     stubs are templates where they are written: ``StubResponse/templated(seed:)``, or
-  ///     ``MockBundle/templatingEveryResponse()`` for a whole bundle. Without `admin` there
+  ///     stubs are templates where they are written: `StubResponse.templated(seed:)`, or
+  ///     `MockBundle.templatingEveryResponse()` for a whole bundle. Without `admin` there
   ///     are no such mappings, and it does nothing.
   ///
   ///     ```swift
