@@ -1,5 +1,6 @@
-/// Finds the value a definite JSONPath names in a JSON body by scanning its bytes once, without
-/// making the document: for `jsonPath request.body '$.name'` in a compiled template.
+/// Finds the value a definite JSONPath names in a JSON document by scanning its bytes once,
+/// without making the document: what a compiled template's `jsonPath request.body '$.name'`
+/// reads (`CompiledTemplate`).
 ///
 /// It reads only plain documents: ASCII, strings without escapes, numbers without an
 /// exponent, nesting at most 64 deep, strict JSON syntax. Every such document is one the
