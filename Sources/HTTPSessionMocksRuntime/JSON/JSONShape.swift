@@ -19,7 +19,8 @@ enum JSONShape: Equatable {
     }
   }
 
-  private static func isSpace(_ byte: UInt8) -> Bool {
+  /// Whether `byte` is JSON's white space (space, line feed, carriage return, tab).
+  static func isSpace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
   }
 

@@ -270,7 +270,7 @@ struct CompiledTemplate: Sendable {
           return nil
         }
         // An empty body, or JSON's null, fails the request: the renderer says why.
-        guard let first = body.utf8.first(where: { !Self.isJSONSpace($0) }),
+        guard let first = body.utf8.first(where: { !JSONShape.isSpace($0) }),
           first != UInt8(ascii: "n") || !Self.isNull(body)
         else { return nil }
         if let steps {
@@ -355,14 +355,9 @@ struct CompiledTemplate: Sendable {
 
     /// Whether `text` is JSON's `null`, with white space around it.
     private static func isNull(_ text: String) -> Bool {
-      text.utf8.split(whereSeparator: isJSONSpace).elementsEqual(["null".utf8[...]]) {
+      text.utf8.split(whereSeparator: JSONShape.isSpace).elementsEqual(["null".utf8[...]]) {
         $0.elementsEqual($1)
       }
-    }
-
-    /// Whether `byte` is JSON's white space.
-    private static func isJSONSpace(_ byte: UInt8) -> Bool {
-      byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     /// The body as the renderer parses it for `jsonPath`, or `nil` when that gives nothing.
