@@ -40,9 +40,17 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     check(output.utf8.count <= 1 << 16, "the output passed the limit: \(output.utf8.count)")
     // A template that compiles renders the same text straight from the request, or leaves it
     // to the renderer.
-    if let bytes = CompiledTemplate(nodes)?.render(for: request, maxOutputBytes: 1 << 16) {
+    if let template = CompiledTemplate(nodes),
+      let bytes = template.render(for: request, maxOutputBytes: 1 << 16)
+    {
       let compiled = String(decoding: bytes, as: UTF8.self)
       check(compiled == output, "compiled: \(compiled), rendered: \(output)")
+      // Handed what routing read of the request, the same bytes.
+      let sent = template.render(for: request, sent: RequestFacts(request), maxOutputBytes: 1 << 16)
+      check(
+        sent == bytes,
+        "compiled with routing's reads: \(sent.map { String(decoding: $0, as: UTF8.self) } ?? "nil")"
+      )
     }
   } catch {
     check(!error.message.isEmpty, "a render error with no message")

@@ -52,7 +52,7 @@ extension SessionCore {
         response = build(request, claim.parameters)
       }
       let answer: Answer
-      switch resolve(response, for: task, context) {
+      switch resolve(response, for: task, context, sent: claim.sent) {
       case .decided(let plan): return plan
       case .answer(let resolved): answer = resolved
       }
@@ -115,7 +115,7 @@ extension SessionCore {
         guard let parameters else { return nil }
         matched.append((id, parameters))
         guard var claim = withLock({ $0.stubs.claimFirst(of: matched) }) else { return nil }
-        if registry.requestTransform == nil { claim.sentURL = facts?.url }
+        if registry.requestTransform == nil { claim.sent = facts }
         return Routed(claim: claim)
       }
     }
@@ -195,15 +195,16 @@ extension SessionCore {
     case decided(Plan)
   }
 
-  /// The answer `response` gives the request of `context`.
+  /// The answer `response` gives the request of `context`; `sent` is what routing read of its
+  /// URL, when it did.
   private func resolve(
-    _ response: StubResponse, for task: MockTask, _ context: Plan.Context
+    _ response: StubResponse, for task: MockTask, _ context: Plan.Context, sent: RequestFacts? = nil
   ) -> Resolution {
     if case .proxy(let upstream) = response.content {
       return .decided(proxy(task, upstream, of: response, context))
     }
     switch response.resolve(
-      for: context.request, now: response.isTemplated ? scheduler.date() : nil)
+      for: context.request, sent: sent, now: response.isTemplated ? scheduler.date() : nil)
     {
     case .invalid(let problem): return .decided(invalid(problem, context))
     case .answer(let built): return .answer(built)

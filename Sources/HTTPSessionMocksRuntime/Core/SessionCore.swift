@@ -315,7 +315,7 @@ final class SessionCore: Sendable {
     guard isDeliveredAsBuilt(responses[index], to: task) else { return nil }
     // The same answer for every request: no need to read the request's URL and method.
     if let fixed = responses[index].storage.fixedAnswer { return fixed }
-    guard let url = claim.sentURL ?? task.originalRequest.url else { return nil }
+    guard let url = claim.sent?.url ?? task.originalRequest.url else { return nil }
     let isHead = task.originalRequest.isHead
     let id = claim.definition.id
     if let ready = stubs.usage.read(id, { $0.ready }) ?? nil, ready.index == index,

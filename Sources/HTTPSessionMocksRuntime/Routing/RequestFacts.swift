@@ -12,6 +12,9 @@ final class RequestFacts {
   let url: URL?
   /// The path as sent, percent-encoded; the root path is `/`.
   let rawPath: String
+  /// The URL's percent-encoded path exactly as the URL gives it (a relative URL's may lack
+  /// the leading `/`, and the root's may be empty).
+  let pathAsGiven: String
 
   init(_ request: URLRequest) {
     self.request = request
@@ -20,6 +23,7 @@ final class RequestFacts {
     let url = request.url
     self.url = url
     let path = url?.path(percentEncoded: true) ?? ""
+    pathAsGiven = path
     // A relative URL's path may lack the leading "/"; routing compares absolute paths.
     rawPath = path.utf8.first == UInt8(ascii: "/") ? path : "/" + path
   }

@@ -121,9 +121,10 @@ struct StubTable: Sendable {
     let definition: Definition
     let callNumber: Int
     let parameters: [String: String]
-    /// The request's URL when routing has read it already (and as sent, not redacted), so
-    /// that building the answer need not read it again.
-    var sentURL: URL?
+    /// What routing read of the request (as sent: not redacted, not transformed), when it
+    /// read it, so that building the answer need not read the URL and its path again: reading
+    /// them from a `URLRequest` costs about as much as a small stub's whole answer.
+    var sent: RequestFacts?
 
     /// Which of `count` listed responses this call plays: they play in order, and the last
     /// one keeps answering.
@@ -340,7 +341,7 @@ struct StubTable: Sendable {
     let facts = registry.facts(for: request)
     guard let chosen = firstAvailableMatch(facts) else { return nil }
     var claim = claim(chosen.definition, parameters: chosen.parameters)
-    if registry.requestTransform == nil { claim?.sentURL = facts?.url }
+    if registry.requestTransform == nil { claim?.sent = facts }
     return claim
   }
 

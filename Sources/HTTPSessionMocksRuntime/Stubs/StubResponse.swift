@@ -395,16 +395,17 @@ public struct StubResponse: Sendable {
   /// a status that carries no body (1xx, 204, 304) gets neither, as on the wire.
   ///
   /// A templated response is rendered for each request, reading `now` (the mock's clock as a
-  /// date; the wall clock when not given).
-  func resolve(for request: URLRequest, now: Date? = nil) -> Resolved {
+  /// date; the wall clock when not given). `sent` is what routing read of the request's URL,
+  /// when it did.
+  func resolve(for request: URLRequest, sent: RequestFacts? = nil, now: Date? = nil) -> Resolved {
     if let problem = dribble?.problem { return .invalid(problem) }
     if let fixed = storage.fixedAnswer { return .answer(fixed) }
-    let url = request.url ?? URL(fileURLWithPath: "/")
+    let url = sent?.url ?? request.url ?? URL(fileURLWithPath: "/")
     let isHead = request.isHead
     if let template, case .http(let form, let status, let headers) = content {
       return resolveTemplated(
-        template, form: form, status: status, headers: headers, for: request, url: url,
-        isHead: isHead, now: now ?? Date())
+        template, form: form, status: status, headers: headers, for: request, sent: sent,
+        url: url, isHead: isHead, now: now ?? Date())
     }
     // Answers are immutable: the one made last is reused while requests keep coming for the
     // same URL, as they do in a test.
@@ -449,7 +450,7 @@ public struct StubResponse: Sendable {
   /// The answer of a templated response: the parts rendered for `request`.
   private func resolveTemplated(
     _ template: ResponseTemplate, form: Body, status: Int, headers: [String: String],
-    for request: URLRequest, url: URL, isHead: Bool, now: Date
+    for request: URLRequest, sent: RequestFacts?, url: URL, isHead: Bool, now: Date
   ) -> Resolved {
     var stored: Data?
     if template.body == nil, template.fileName == nil {
@@ -464,7 +465,7 @@ public struct StubResponse: Sendable {
       }
     }
     let rendered: ResponseTemplate.Rendered
-    switch template.render(for: request, headers: headers, body: stored, now: now) {
+    switch template.render(for: request, sent: sent, headers: headers, body: stored, now: now) {
     case .success(let value): rendered = value
     case .failure(let error): return .invalid("The response template cannot be rendered: \(error)")
     }
@@ -491,9 +492,18 @@ public struct StubResponse: Sendable {
       cached.length == body.count, cached.url == url,
       Self.sharesStorage(cached.base, fields) || cached.base == fields
     {
-      return .answer(
-        Answer(
-          data: isHead || !carriesBody ? Data() : body, response: cached.response, error: nil))
+      let data = isHead || !carriesBody ? Data() : body
+      // The same response and the same body (the template hands out the body it last
+      // rendered while the bytes stay the same): the same answer, shared as an untemplated
+      // stub's is.
+      if let last = template.lastAnswer.withLock({ $0 }), last.response === cached.response,
+        let lastData = last.data, Self.sharesStorage(lastData, data)
+      {
+        return .answer(last)
+      }
+      let answer = Answer(data: data, response: cached.response, error: nil)
+      template.lastAnswer.withLock { $0 = answer }
+      return .answer(answer)
     }
     let base = fields
     for (name, value) in fields {
@@ -516,13 +526,16 @@ public struct StubResponse: Sendable {
       response = makeResponse(for: url, status: status, headers: fields, length: nil)
     }
     template.lastResponse.withLock { $0 = (url, status, base, body.count, fields, response) }
-    return .answer(
-      Answer(data: isHead || !carriesBody ? Data() : body, response: response, error: nil))
+    let answer = Answer(
+      data: isHead || !carriesBody ? Data() : body, response: response, error: nil)
+    template.lastAnswer.withLock { $0 = answer }
+    return .answer(answer)
   }
 
-  /// Whether `a` and `b` are the same dictionary storage (and so equal), without comparing
-  /// their members: a copy of a dictionary shares its storage until one of them changes.
-  private static func sharesStorage(_ a: [String: String], _ b: [String: String]) -> Bool {
+  /// Whether `a` and `b`, copy-on-write values (a dictionary, a `Data`), are the same storage
+  /// (and so equal), without comparing their contents: a copy shares its storage until one of
+  /// them changes.
+  private static func sharesStorage<Value>(_ a: Value, _ b: Value) -> Bool {
     withUnsafeBytes(of: a) { a in withUnsafeBytes(of: b) { b in a.elementsEqual(b) } }
   }
 

@@ -148,17 +148,21 @@ struct CompiledTemplate: Sendable {
   }
 
   /// The template rendered for `request`, as UTF-8, or `nil` when the renderer must render
-  /// it (see ``CompiledTemplate``).
-  func render(for request: URLRequest, maxOutputBytes: Int) -> [UInt8]? {
-    let url = readsPath || readsQuery ? request.url : nil
+  /// it (see ``CompiledTemplate``). `sent` is what routing read of the request's URL, when it
+  /// did: the same URL, not read again.
+  func render(for request: URLRequest, sent: RequestFacts? = nil, maxOutputBytes: Int) -> [UInt8]? {
     var path = ""
-    if readsPath {
-      path = url?.path(percentEncoded: true) ?? ""
-      if path.isEmpty { path = "/" }
+    var query: String?
+    if readsPath || readsQuery {
+      let url = sent?.url ?? request.url
+      if readsPath {
+        path = sent?.pathAsGiven ?? url?.path(percentEncoded: true) ?? ""
+        if path.isEmpty { path = "/" }
+      }
+      if readsQuery { query = url?.query(percentEncoded: true) }
     }
     var facts = Facts(
-      request: request, path: path, query: readsQuery ? url?.query(percentEncoded: true) : nil,
-      body: readsBody ? String(decoding: request.httpBody ?? Data(), as: UTF8.self) : "")
+      request: request, path: path, query: query, body: readsBody ? request.httpBody : nil)
     var out: [UInt8] = []
     out.reserveCapacity(pieces.count * 16)
     for piece in pieces {
@@ -209,16 +213,26 @@ struct CompiledTemplate: Sendable {
     let path: String
     /// The query as written, or `nil` when the URL has none (or no piece reads it).
     let query: String?
-    /// The body as text, when a piece reads it.
-    let body: String
+    /// The body's bytes, when a piece reads them.
+    let data: Data?
+    /// The body as text, made when a piece first reads it.
+    private var bodyText: String?
     /// The body parsed for `jsonPath`, once: `.some(nil)` when that gives nothing.
     private var document: JSONNode??
 
-    init(request: URLRequest, path: String, query: String?, body: String) {
+    init(request: URLRequest, path: String, query: String?, body: Data?) {
       self.request = request
       self.path = path
       self.query = query
-      self.body = body
+      self.data = body
+    }
+
+    /// The body as the model reads it: its bytes as UTF-8, repaired.
+    private mutating func body() -> String {
+      if let bodyText { return bodyText }
+      let text = String(decoding: data ?? Data(), as: UTF8.self)
+      bodyText = text
+      return text
     }
 
     /// The text `read` gives, as the renderer writes it; `nil` when the renderer must say.
@@ -233,29 +247,20 @@ struct CompiledTemplate: Sendable {
       case .url:
         return query.map { path + "?" + $0 } ?? path
       case .body:
-        return body
+        return body()
       case .pathSegment(let index):
-        guard let segment = Self.part(index, of: path, at: UInt8(ascii: "/")) else { return nil }
-        guard let segment else { return "" }
-        let text = String(segment)
-        return RequestFacts.containsEscape(text) ? text.removingPercentEncoding ?? text : text
-      case .query(let name):
-        let query = query ?? ""
-        var index = 0
-        while true {
-          // The pairs as the model splits them: at `&`, empty ones left out; the first `=`
-          // ends the name.
-          guard let found = Self.part(index, of: query, at: UInt8(ascii: "&")) else {
-            return nil
-          }
-          guard let pair = found else { return "" }
-          index += 1
-          let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
-          let key = pair[..<(equals ?? pair.endIndex)]
-          guard Self.decoded(key) == name else { continue }
-          guard let equals else { return "" }
-          return Self.decoded(pair[pair.utf8.index(after: equals)...])
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+          guard let found = Self.part(index, of: bytes, at: UInt8(ascii: "/")) else { return nil }
+          guard let range = found else { return "" }
+          let segment = UnsafeBufferPointer(rebasing: bytes[range])
+          let text = String(decoding: segment, as: UTF8.self)
+          guard segment.contains(UInt8(ascii: "%")) else { return text }
+          return text.removingPercentEncoding ?? text
         }
+      case .query(let name):
+        var query = query ?? ""
+        return query.withUTF8 { Self.queryValue(named: name, in: $0) }
       case .header(let name):
         let given = request.allHTTPHeaderFields ?? [:]
         if let value = given[name] { return value }
@@ -269,21 +274,29 @@ struct CompiledTemplate: Sendable {
         {
           return nil
         }
-        // An empty body, or JSON's null, fails the request: the renderer says why.
-        guard let first = body.utf8.first(where: { !JSONShape.isSpace($0) }),
-          first != UInt8(ascii: "n") || !Self.isNull(body)
-        else { return nil }
-        if let steps {
-          var text = body
-          let scanned: String?? = text.withUTF8 { bytes in
-            switch JSONBodyScan.scan(bytes, for: steps) {
-            case .nothing: return .some("")
-            case .scalar(let range): return .some(Self.scalarText(bytes[range]))
-            case .unsure: return nil
-            }
+        let data = data ?? Data()
+        // The bytes as they are, when the model's text holds the same bytes: ASCII, which
+        // decoding cannot repair.
+        let scanned: String?? = data.withUnsafeBytes { raw in
+          let bytes = raw.bindMemory(to: UInt8.self)
+          guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+          // An empty body, or JSON's null, fails the request: the renderer says why.
+          guard let first = bytes.first(where: { !JSONShape.isSpace($0) }),
+            first != UInt8(ascii: "n") || !Self.isNull(bytes)
+          else { return .some(nil) }
+          guard let steps else { return nil }
+          switch JSONBodyScan.scan(bytes, for: steps) {
+          case .nothing: return .some("")
+          case .scalar(let range): return .some(Self.scalarText(bytes[range]))
+          case .unsure: return nil
           }
-          if let scanned { return scanned }
         }
+        if let scanned { return scanned }
+        var text = body()
+        guard
+          let first = text.withUTF8({ bytes in bytes.first(where: { !JSONShape.isSpace($0) }) }),
+          first != UInt8(ascii: "n") || !text.withUTF8({ Self.isNull($0) })
+        else { return nil }
         if document == nil { document = .some(parsedBody()) }
         // Not JSON: the renderer's fallback, nothing.
         guard case .some(.some(let node)) = document else { return "" }
@@ -298,44 +311,61 @@ struct CompiledTemplate: Sendable {
       }
     }
 
-    /// Part `index` of the ASCII `text` split at `separator`, empty parts left out (`.some(nil)`
-    /// past the last part), as the model splits it; `nil` when `text` is not ASCII (the model
-    /// splits that by characters).
-    private static func part(_ index: Int, of text: String, at separator: UInt8) -> Substring?? {
-      var text = text
-      let found = text.withUTF8 { bytes -> Range<Int>?? in
-        var seen = 0
-        var start = 0
-        for position in 0...bytes.count {
-          let atEnd = position == bytes.count
-          if !atEnd {
-            guard bytes[position] < 0x80 else { return nil }
-            guard bytes[position] == separator else { continue }
-          }
-          if start != position {
-            if seen == index {
-              // Still ASCII to the end, or the model would split by characters.
-              for byte in bytes[position...] where byte >= 0x80 { return nil }
-              return .some(start..<position)
-            }
-            seen += 1
-          }
-          start = position + 1
+    /// The bytes of part `index` of the ASCII `text` split at `separator`, empty parts left
+    /// out (`.some(nil)` past the last part), as the model splits it; `nil` when `text` is not
+    /// ASCII (the model splits that by characters).
+    private static func part(
+      _ index: Int, of text: UnsafeBufferPointer<UInt8>, at separator: UInt8
+    ) -> Range<Int>?? {
+      guard text.allSatisfy({ $0 < 0x80 }) else { return nil }
+      var seen = 0
+      var start = 0
+      for position in 0...text.count where position == text.count || text[position] == separator {
+        if start != position {
+          if seen == index { return .some(start..<position) }
+          seen += 1
         }
-        return .some(nil)
+        start = position + 1
       }
-      guard let found else { return nil }
-      guard let range = found else { return .some(nil) }
-      let utf8 = text.utf8
-      let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-      let upper = utf8.index(lower, offsetBy: range.count)
-      return .some(text[lower..<upper])
+      return .some(nil)
+    }
+
+    /// The first value of the query parameter `name` in `query`, as the model gives it: the
+    /// pairs split at `&`, empty ones left out, the first `=` ending the name, both decoded
+    /// (`%XX` and `+`); `""` when there is none; `nil` when the query is not ASCII.
+    private static func queryValue(named name: String, in query: UnsafeBufferPointer<UInt8>)
+      -> String?
+    {
+      var index = 0
+      // An ASCII name equals a plain key exactly when their bytes do; any other name is
+      // compared as text, as the model compares it.
+      let asciiName = name.utf8.allSatisfy { $0 < 0x80 }
+      while true {
+        guard let found = part(index, of: query, at: UInt8(ascii: "&")) else { return nil }
+        guard let range = found else { return "" }
+        index += 1
+        let pair = UnsafeBufferPointer(rebasing: query[range])
+        let equals = pair.firstIndex(of: UInt8(ascii: "="))
+        let key = UnsafeBufferPointer(rebasing: pair[..<(equals ?? pair.endIndex)])
+        if asciiName && !isEncoded(key) {
+          guard key.elementsEqual(name.utf8) else { continue }
+        } else {
+          guard decoded(key) == name else { continue }
+        }
+        guard let equals else { return "" }
+        return decoded(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]))
+      }
+    }
+
+    /// Whether query text holds a `%` or a `+`, which decoding changes.
+    private static func isEncoded(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+      text.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
     }
 
     /// A query component decoded as the model decodes it (`%XX` and `+`).
-    private static func decoded(_ text: Substring) -> String {
-      let plain = !text.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-      return plain ? String(text) : TemplateRenderer.formDecode(String(text))
+    private static func decoded(_ text: UnsafeBufferPointer<UInt8>) -> String {
+      let string = String(decoding: text, as: UTF8.self)
+      return isEncoded(text) ? TemplateRenderer.formDecode(string) : string
     }
 
     /// The text of a scalar a scan found (see ``JSONBodyScan``), as the renderer writes the
@@ -354,15 +384,15 @@ struct CompiledTemplate: Sendable {
     }
 
     /// Whether `text` is JSON's `null`, with white space around it.
-    private static func isNull(_ text: String) -> Bool {
-      text.utf8.split(whereSeparator: JSONShape.isSpace).elementsEqual(["null".utf8[...]]) {
+    private static func isNull(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+      text.split(whereSeparator: JSONShape.isSpace).elementsEqual(["null".utf8[...]]) {
         $0.elementsEqual($1)
       }
     }
 
     /// The body as the renderer parses it for `jsonPath`, or `nil` when that gives nothing.
-    private func parsedBody() -> JSONNode? {
-      var text = body
+    private mutating func parsedBody() -> JSONNode? {
+      var text = body()
       // UTF-16 or UTF-32 (zero bytes at the start): as the renderer reads it.
       if text.utf8.prefix(4).contains(0) {
         let data = Data(text.utf8)

@@ -47,6 +47,12 @@ final class ResponseTemplate: Sendable {
       response: URLResponse?
     )?
   >(nil)
+  /// The body last rendered, handed out again while renderings give the same bytes, and the
+  /// answer last made of it: a test's requests most often render the same body, and each
+  /// answer stays in the journal, so a copy of each would fill memory as an untemplated stub's
+  /// one shared answer does not.
+  private let lastBody = Locked<Data?>(nil)
+  let lastAnswer = Locked<Answer?>(nil)
   /// How many answers were rendered: each draws its random values from the seed and this
   /// count, so that a replayed test gets the same values in the same order.
   private let renders = Locked<UInt64>(0)
@@ -168,13 +174,13 @@ final class ResponseTemplate: Sendable {
   }
 
   func render(
-    for request: URLRequest, headers given: [String: String], body stored: Data?, now: Date,
-    maxOutputBytes: Int = TemplateRenderer.defaultMaxOutputBytes
+    for request: URLRequest, sent: RequestFacts? = nil, headers given: [String: String],
+    body stored: Data?, now: Date, maxOutputBytes: Int = TemplateRenderer.defaultMaxOutputBytes
   ) -> Result<Rendered, TemplateRenderError> {
     // Every part compiled: read the request directly (such templates draw no random values).
     if fileName == nil, let compiledBody, let compiledHeaders,
       let rendered = renderCompiled(
-        compiledBody, compiledHeaders, for: request, headers: given,
+        compiledBody, compiledHeaders, for: request, sent: sent, headers: given,
         maxOutputBytes: maxOutputBytes)
     {
       return .success(rendered)
@@ -235,19 +241,21 @@ final class ResponseTemplate: Sendable {
     }
     if let text = bodyText {
       switch run(Self.parse(text), bodyWhat) {
-      case .success(let value): rendered.body = Data(value.utf8)
+      case .success(let value): rendered.body = sharedBody(value)
       case .failure(let error): return .failure(error)
       }
-    } else if let bytes = compiledBody?.render(for: request, maxOutputBytes: maxOutputBytes) {
-      rendered.body = Data(bytes)
+    } else if let bytes = compiledBody?.render(
+      for: request, sent: sent, maxOutputBytes: maxOutputBytes)
+    {
+      rendered.body = sharedBody(bytes)
     } else if let body {
       switch run(body, bodyWhat) {
-      case .success(let value): rendered.body = Data(value.utf8)
+      case .success(let value): rendered.body = sharedBody(value)
       case .failure(let error): return .failure(error)
       }
     } else if let stored {
       switch run(Self.parse(String(decoding: stored, as: UTF8.self)), bodyWhat) {
-      case .success(let value): rendered.body = Data(value.utf8)
+      case .success(let value): rendered.body = sharedBody(value)
       case .failure(let error): return .failure(error)
       }
     }
@@ -258,7 +266,7 @@ final class ResponseTemplate: Sendable {
   /// to the renderer.
   private func renderCompiled(
     _ body: CompiledTemplate, _ compiledHeaders: [CompiledTemplate], for request: URLRequest,
-    headers given: [String: String], maxOutputBytes: Int
+    sent: RequestFacts?, headers given: [String: String], maxOutputBytes: Int
   ) -> Rendered? {
     var rendered = Rendered(body: nil, headers: given, missingFile: nil)
     for (header, compiled) in zip(headers, compiledHeaders) {
@@ -268,16 +276,39 @@ final class ResponseTemplate: Sendable {
       {
         continue
       }
-      guard let bytes = compiled.render(for: request, maxOutputBytes: maxOutputBytes) else {
+      guard
+        let bytes = compiled.render(for: request, sent: sent, maxOutputBytes: maxOutputBytes)
+      else {
         return nil
       }
       rendered.headers[header.name] = String(decoding: bytes, as: UTF8.self)
     }
-    guard let bytes = body.render(for: request, maxOutputBytes: maxOutputBytes) else {
+    guard let bytes = body.render(for: request, sent: sent, maxOutputBytes: maxOutputBytes) else {
       return nil
     }
-    rendered.body = Data(bytes)
+    rendered.body = sharedBody(bytes)
     return rendered
+  }
+
+  /// `bytes` as the body of an answer: the body last rendered when it holds the same bytes.
+  private func sharedBody(_ bytes: [UInt8]) -> Data {
+    bytes.withUnsafeBufferPointer { sharedBody($0) }
+  }
+
+  private func sharedBody(_ text: String) -> Data {
+    var text = text
+    return text.withUTF8 { sharedBody($0) }
+  }
+
+  private func sharedBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Data {
+    if let last = lastBody.withLock({ $0 }), last.count == bytes.count,
+      last.withUnsafeBytes({ $0.elementsEqual(UnsafeRawBufferPointer(bytes)) })
+    {
+      return last
+    }
+    let data = Data(buffer: bytes)
+    lastBody.withLock { $0 = data }
+    return data
   }
 
   /// The file `name` (relative) from `source`, never outside its folder; `nil` when missing.

@@ -41,6 +41,10 @@ import Testing
     Case(reads, url: "http://h", headers: [:], body: nil),
     Case(reads, url: "http://h/?&&q=a=b=c&&", headers: ["X-USER": "u=1"], body: ""),
     Case(reads, url: "http://h//x//y?q", headers: [:], body: "\u{e9}"),
+    Case(reads, url: "users/42?q=x", headers: [:], body: "relative"),
+    Case(reads, url: "http://h?q=1", headers: [:], body: nil),
+    Case("{{request.query.\u{212A}}}|{{request.query.K}}", url: "http://h/?K=kelvin&%4B=encoded"),
+    Case("{{request.query.\u{e9}}}", url: "http://h/?%C3%A9=e&e=plain"),
     Case(
       "{{jsonPath request.body '$.name'}}", url: "http://h/", body: #"{"name": "Ada", "id": 42}"#),
     Case("{{jsonPath request.body '$.id'}}", url: "http://h/", body: #"{"name": "Ada", "id": 42}"#),
@@ -93,6 +97,52 @@ import Testing
     }
     let rendered = try #require(compiled.render(for: request, maxOutputBytes: 1 << 20))
     #expect(String(decoding: rendered, as: UTF8.self) == expected)
+    // What routing read of the request, handed over: the same text.
+    let sent = RequestFacts(request)
+    #expect(compiled.render(for: request, sent: sent, maxOutputBytes: 1 << 20) == rendered)
+  }
+
+  @Test func aBodyThatIsNotUTF8IsReadAsTheModelRepairsIt() throws {
+    let nodes = try TemplateParser.parse(
+      "{{jsonPath request.body '$.a'}}|{{jsonPath request.body '$.b'}}|{{{request.body}}}")
+    let compiled = try #require(CompiledTemplate(nodes))
+    var request = URLRequest(url: try #require(URL(string: "http://h/")))
+    request.httpMethod = "POST"
+    request.httpBody = Data(#"{"a":"x"#.utf8) + Data([0xFF, 0xC3]) + Data(#"","b":1}"#.utf8)
+    var environment = TemplateEnvironment(now: Date(), random: SeededRandom(seed: 0))
+    let expected = try TemplateRenderer.render(
+      nodes, context: TemplateRequestModel.context(for: request), environment: &environment)
+    #expect(expected.contains("\u{FFFD}"))
+    let rendered = try #require(compiled.render(for: request, maxOutputBytes: 1 << 20))
+    #expect(String(decoding: rendered, as: UTF8.self) == expected)
+  }
+
+  @Test func aRepeatedRenderingSharesTheLastAnswerAndANewOneMakesItsOwn() throws {
+    let response = StubResponse.text("{{request.query.q}}").templated()
+    func answer(_ url: String, method: String = "GET") throws -> Answer {
+      var request = URLRequest(url: try #require(URL(string: url)))
+      request.httpMethod = method
+      guard case .answer(let answer) = response.resolve(for: request, now: Date()) else {
+        Issue.record("no answer for \(url)")
+        throw CancellationError()
+      }
+      return answer
+    }
+    let first = try answer("http://h/a?q=one")
+    let again = try answer("http://h/a?q=one")
+    // Each answer stays in the journal: the same bytes are one answer, not one per request.
+    #expect(first === again)
+    #expect(first.data == Data("one".utf8))
+    let other = try answer("http://h/a?q=two")
+    #expect(other !== first)
+    #expect(other.data == Data("two".utf8))
+    let head = try answer("http://h/a?q=two", method: "HEAD")
+    #expect(head !== other)
+    #expect(head.data == Data())
+    #expect(try answer("http://h/a?q=two").data == Data("two".utf8))
+    let elsewhere = try answer("http://h/b?q=two")
+    #expect(elsewhere.response?.url?.path == "/b")
+    #expect(elsewhere.data == Data("two".utf8))
   }
 
   @Test func theBenchmarksTemplateCompiles() throws {
