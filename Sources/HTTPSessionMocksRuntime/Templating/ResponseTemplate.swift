@@ -302,7 +302,10 @@ final class ResponseTemplate: Sendable {
 
   private func sharedBody(_ bytes: UnsafeBufferPointer<UInt8>) -> Data {
     if let last = lastBody.withLock({ $0 }), last.count == bytes.count,
-      last.withUnsafeBytes({ $0.elementsEqual(UnsafeRawBufferPointer(bytes)) })
+      last.withUnsafeBytes({ last in
+        guard let start = last.baseAddress, let given = bytes.baseAddress else { return true }
+        return memcmp(start, given, bytes.count) == 0
+      })
     {
       return last
     }
