@@ -281,9 +281,7 @@ struct CompiledTemplate: Sendable {
           let bytes = raw.bindMemory(to: UInt8.self)
           guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
           // An empty body, or JSON's null, fails the request: the renderer says why.
-          guard let first = bytes.first(where: { !JSONShape.isSpace($0) }),
-            first != UInt8(ascii: "n") || !Self.isNull(bytes)
-          else { return .some(nil) }
+          guard !Self.isBlankOrNull(bytes) else { return .some(nil) }
           guard let steps else { return nil }
           switch JSONBodyScan.scan(bytes, for: steps) {
           case .nothing: return .some("")
@@ -293,10 +291,7 @@ struct CompiledTemplate: Sendable {
         }
         if let scanned { return scanned }
         var text = body()
-        guard
-          let first = text.withUTF8({ bytes in bytes.first(where: { !JSONShape.isSpace($0) }) }),
-          first != UInt8(ascii: "n") || !text.withUTF8({ Self.isNull($0) })
-        else { return nil }
+        guard !text.withUTF8(Self.isBlankOrNull) else { return nil }
         if document == nil { document = .some(parsedBody()) }
         // Not JSON: the renderer's fallback, nothing.
         guard case .some(.some(let node)) = document else { return "" }
@@ -336,15 +331,17 @@ struct CompiledTemplate: Sendable {
     private static func queryValue(named name: String, in query: UnsafeBufferPointer<UInt8>)
       -> String?
     {
-      var index = 0
+      guard query.allSatisfy({ $0 < 0x80 }) else { return nil }
       // An ASCII name equals a plain key exactly when their bytes do; any other name is
       // compared as text, as the model compares it.
       let asciiName = name.utf8.allSatisfy { $0 < 0x80 }
-      while true {
-        guard let found = part(index, of: query, at: UInt8(ascii: "&")) else { return nil }
-        guard let range = found else { return "" }
-        index += 1
-        let pair = UnsafeBufferPointer(rebasing: query[range])
+      var start = 0
+      // One pass over the pairs.
+      for position in 0...query.count
+      where position == query.count || query[position] == UInt8(ascii: "&") {
+        defer { start = position + 1 }
+        guard start != position else { continue }
+        let pair = UnsafeBufferPointer(rebasing: query[start..<position])
         let equals = pair.firstIndex(of: UInt8(ascii: "="))
         let key = UnsafeBufferPointer(rebasing: pair[..<(equals ?? pair.endIndex)])
         if asciiName && !isEncoded(key) {
@@ -355,6 +352,7 @@ struct CompiledTemplate: Sendable {
         guard let equals else { return "" }
         return decoded(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]))
       }
+      return ""
     }
 
     /// Whether query text holds a `%` or a `+`, which decoding changes.
@@ -383,9 +381,12 @@ struct CompiledTemplate: Sendable {
       }
     }
 
-    /// Whether `text` is JSON's `null`, with white space around it.
-    private static func isNull(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-      text.split(whereSeparator: JSONShape.isSpace).elementsEqual(["null".utf8[...]]) {
+    /// Whether `text` is empty, white space, or JSON's `null` with white space around it: a
+    /// body `jsonPath` fails the request on.
+    private static func isBlankOrNull(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard let first = text.first(where: { !JSONShape.isSpace($0) }) else { return true }
+      guard first == UInt8(ascii: "n") else { return false }
+      return text.split(whereSeparator: JSONShape.isSpace).elementsEqual(["null".utf8[...]]) {
         $0.elementsEqual($1)
       }
     }
