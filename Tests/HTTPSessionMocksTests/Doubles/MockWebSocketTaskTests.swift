@@ -156,7 +156,11 @@ private func text(_ message: URLSessionWebSocketTask.Message) -> String? {
   private func twoSendsWaiting(for script: [WebSocketStep]) async throws -> (
     VirtualClock, URLSessionMock, MockWebSocketTask, Task<Void, any Error>, Task<Void, any Error>
   ) {
-    let clock = VirtualClock()
+    // These tests do advance the clock, after two real-time waits for the sends: under the
+    // thread sanitizer, with the whole suite running on two cores, those waits once took over
+    // the watchdog's default 5 s, which then failed the handshake. A longer limit still
+    // catches a real hang.
+    let clock = VirtualClock(stallTimeout: .seconds(60))
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/chat"), with: StubResponse.webSocket(script).delayed(by: .seconds(1)))
     let socket = try #require(mock.webSocket(with: chatURL) as? MockWebSocketTask)
