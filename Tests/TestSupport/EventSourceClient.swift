@@ -61,12 +61,20 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
   }
 
   /// Stops reading and invalidates the session.
+  ///
+  /// Its tasks are cancelled one by one rather than with `invalidateAndCancel()`, which on Linux
+  /// makes `URLSession.shared` as a side effect (it checks whether it is being called on the
+  /// shared session): the process's shared session must be left for the interception tests,
+  /// which install their dispatcher before it is made.
   public func close() {
     let session = lock.withLock { () -> URLSession? in
       state.closed = true
       return state.session
     }
-    session?.invalidateAndCancel()
+    session?.getAllTasks { tasks in
+      for task in tasks { task.cancel() }
+    }
+    session?.finishTasksAndInvalidate()
   }
 
   /// The events dispatched so far, over every connection.

@@ -11,6 +11,11 @@ import Testing
 /// `URLSession.stream(for:)` against a real server on 127.0.0.1 that sends one event, then
 /// holds the rest of its body until the test asks for it: the first event can only arrive
 /// before the end if the stream really streams.
+///
+/// Each test makes a session of its own and never touches `URLSession.shared`: every suite of
+/// the package runs in one test process, and on Linux `URLSession.shared` keeps the protocol
+/// classes registered when it is first used, so a test here that used it first would take it
+/// from `interceptingSharedSession`'s tests, which install their dispatcher before it.
 @Suite(.serialized) struct URLSessionStreamingTests {
   /// A Python server: `GET /events` sends `data: one`, then waits until `GET /release`, then
   /// sends `data: two` and ends; `GET /missing` answers 404. It prints its port first.
@@ -76,15 +81,17 @@ import Testing
   }
 
   @Test(.enabled(if: python != nil, "python3 is not installed"), .timeLimit(.minutes(1)))
-  func theSharedSessionStreamsToo() async throws {
+  func aURLSessionUsedAsAnHTTPSessionStreamsToo() async throws {
     let (server, base) = try await startServer()
     defer { server.stop() }
-    let session: any HTTPSession = URLSession.shared
+    let own = URLSession(configuration: .default)
+    defer { own.finishTasksAndInvalidate() }
+    let session: any HTTPSession = own
     let (stream, _) = try await session.stream(
       for: URLRequest(url: base.appendingPathComponent("events")))
     var lines = stream.lines.makeAsyncIterator()
     #expect(try await lines.next() == "data: one")
-    _ = try await URLSession.shared.data(from: base.appendingPathComponent("release"))
+    _ = try await own.data(from: base.appendingPathComponent("release"))
     #expect(try await lines.next() == "")
     #expect(try await lines.next() == "data: two")
   }
@@ -93,7 +100,9 @@ import Testing
   func anErrorStatusIsAResponseWithItsBody() async throws {
     let (server, base) = try await startServer()
     defer { server.stop() }
-    let (stream, response) = try await URLSession.shared.stream(
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let (stream, response) = try await session.stream(
       for: URLRequest(url: base.appendingPathComponent("missing")))
     #expect((response as? HTTPURLResponse)?.statusCode == 404)
     var pieces = 0
@@ -105,21 +114,30 @@ import Testing
   func aConnectionThatFailsThrowsBeforeAnyResponse() async throws {
     // Port 1 on the loopback interface: nothing listens, the connection is refused at once.
     let request = URLRequest(url: URL(string: "http://127.0.0.1:1/events")!)
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
     await #expect(throws: URLError.self) {
-      _ = try await URLSession.shared.stream(for: request)
+      _ = try await session.stream(for: request)
     }
   }
 }
 
 /// The relay behind `URLSession.stream(for:)`, driven in the order a call that is cancelled
 /// already can meet: the data task ends before the continuation is kept.
+///
+/// The sessions end with `finishTasksAndInvalidate()`, never `invalidateAndCancel()`: on Linux
+/// the latter makes `URLSession.shared` (it checks whether it was called on it), which this
+/// test process leaves for the interception tests.
 @Suite struct StreamRelayTests {
   @Test(.timeLimit(.minutes(1)))
   func anEndBeforeTheStartResumesTheCallWithTheFailure() async throws {
     let relay = StreamRelay()
     let session = URLSession(configuration: .ephemeral)
-    defer { session.invalidateAndCancel() }
     let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/never")!)
+    defer {
+      task.cancel()
+      session.finishTasksAndInvalidate()
+    }
     relay.urlSession(session, task: task, didCompleteWithError: URLError(.cancelled))
     let error = await #expect(throws: URLError.self) {
       _ = try await withCheckedThrowingContinuation { continuation in
@@ -133,8 +151,11 @@ import Testing
   func anEndAfterTheStartResumesTheCallOnce() async throws {
     let relay = StreamRelay()
     let session = URLSession(configuration: .ephemeral)
-    defer { session.invalidateAndCancel() }
     let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/never")!)
+    defer {
+      task.cancel()
+      session.finishTasksAndInvalidate()
+    }
     let error = await #expect(throws: URLError.self) {
       _ = try await withCheckedThrowingContinuation { continuation in
         relay.start(head: continuation)

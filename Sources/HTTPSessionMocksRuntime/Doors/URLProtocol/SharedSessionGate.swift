@@ -85,7 +85,8 @@ package enum SharedSessionGate {
     /// Whether `URLSession.shared` routes through the dispatcher, once the probe has told.
     var routes: Bool?
     /// Tests waiting for scopes to queue up (``waitUntilWaiting(_:)``).
-    var observers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var observers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var nextObserver = 0
 
     /// The observers that the queue's length now satisfies, taken out.
     mutating func satisfiedObservers() -> [CheckedContinuation<Void, Never>] {
@@ -182,7 +183,10 @@ package enum SharedSessionGate {
       #if canImport(FoundationNetworking)
         // Corelibs consults registered classes in the order they were registered, and
         // registers its own (HTTP first) when the first URLSession is made: move those after
-        // the dispatcher, or HTTP would claim every http(s) request first.
+        // the dispatcher, or HTTP would claim every http(s) request first. A session made
+        // first has that registration done now, so that it cannot land between the moves
+        // below when another thread makes the process's first session at the same moment.
+        URLSession(configuration: .ephemeral).finishTasksAndInvalidate()
         let native = URLSessionConfiguration.default.protocolClasses ?? []
         for protocolClass in native { URLProtocol.unregisterClass(protocolClass) }
         _ = URLProtocol.registerClass(SharedSessionDispatcher.self)
@@ -342,14 +346,28 @@ package enum SharedSessionGate {
 
   /// Suspends until at least `count` scopes wait for their turn (for the package's tests, which
   /// check that scopes take turns without sleeping).
+  /// Returns early if the calling task is cancelled (a test's time limit), so that a test whose
+  /// scopes never queue up fails instead of hanging its process.
   package static func waitUntilWaiting(_ count: Int) async {
-    await withCheckedContinuation { continuation in
-      let ready = state.withLock { state -> Bool in
-        guard state.queue.count < count else { return true }
-        state.observers.append((count, continuation))
-        return false
+    let id = state.withLock { state -> Int in
+      state.nextObserver += 1
+      return state.nextObserver
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let ready = state.withLock { state -> Bool in
+          guard state.queue.count < count, !Task.isCancelled else { return true }
+          state.observers.append((id, count, continuation))
+          return false
+        }
+        if ready { continuation.resume() }
       }
-      if ready { continuation.resume() }
+    } onCancel: {
+      let observer = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        guard let index = state.observers.firstIndex(where: { $0.id == id }) else { return nil }
+        return state.observers.remove(at: index).continuation
+      }
+      observer?.resume()
     }
   }
 }

@@ -291,7 +291,8 @@ extension URLSessionMock {
   /// answer `URLSession.shared`; call it once, at the start of the test process.
   ///
   /// On Linux, `URLSession.shared` copies the registered protocol classes the first time it is
-  /// used, so the dispatcher must be registered before that. The first scope installs it too,
+  /// used, so the dispatcher must be registered before that. (Corelibs also makes it when
+  /// `invalidateAndCancel()` is called on any session.) The first scope installs it too,
   /// which is enough when nothing used `URLSession.shared` before; call this where the test
   /// process starts (an XCTest `override class func setUp()`, the initializer of a test
   /// suite's shared fixture, a test host's startup) when something might. It is safe to call
@@ -336,7 +337,8 @@ extension URLSessionMock {
     core.reporter.fail(
       "interceptingSharedSession cannot intercept URLSession.shared: it does not route through "
         + "the mock's dispatcher, because it was first used before the dispatcher was installed "
-        + "(on Linux it keeps the protocol classes it saw then). Requests made through "
+        + "(on Linux it keeps the protocol classes it saw then; calling invalidateAndCancel() "
+        + "on any session also makes it there). Requests made through "
         + "URLSession.shared in this scope go to the network as usual. Call "
         + "URLSessionMock.installSharedSessionDispatcher() at the start of the test process, "
         + "before anything uses URLSession.shared, or give the code under test a session from "
