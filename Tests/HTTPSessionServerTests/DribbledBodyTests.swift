@@ -24,7 +24,7 @@ import Testing
   }
 
   @Test func eachPieceIsWrittenAsAChunkWhenTheClockReachesIt() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = dribbledMock(on: clock)
     let server = try mock.startServer()
     defer { server.stop() }
@@ -54,7 +54,7 @@ import Testing
   }
 
   @Test func anHTTP10ClientGetsThePiecesUnframedAndTheConnectionCloses() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = dribbledMock(on: clock)
     let server = try mock.startServer()
     defer { server.stop() }
@@ -74,7 +74,7 @@ import Testing
   }
 
   @Test func aStreamCutByTheResourceTimeoutClosesTheConnectionWithTheBodyIncomplete() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     // The server's requests have no request timeout of their own; the mock's resource timeout
     // bounds them: the pieces are due at 30, 60, 90 and 120 s, so the stream fails after the
     // second.
@@ -97,7 +97,7 @@ import Testing
   }
 
   @Test func stoppingTheServerMidStreamCancelsTheExchange() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = dribbledMock(on: clock)
     let server = try mock.startServer()
     let client = try RawClient(port: server.port)
@@ -115,7 +115,7 @@ import Testing
   }
 
   @Test func aRealURLSessionGetsTheWholeBody() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = dribbledMock(on: clock)
     let server = try mock.startServer()
     defer { server.stop() }
@@ -133,7 +133,7 @@ import Testing
   @Test(.enabled(if: installed("curl") != nil, "curl is not installed (apt-get install curl)"))
   func curlReadsTheChunkedBody() async throws {
     let curl = try #require(installed("curl"))
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let text = String(repeating: "dribble ", count: 64)
     let mock = dribbledMock(Data(text.utf8), on: clock)
     let server = try mock.startServer()

@@ -20,7 +20,7 @@ import Testing
 
   @Test(.timeLimit(.minutes(1)))
   func aRealURLSessionReadsEachEventWhenTheClockReachesIt() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/events"), with: .events(events, every: .seconds(1)))
     let server = try mock.startServer()
@@ -48,7 +48,7 @@ import Testing
     .enabled(if: installed("curl") != nil, "curl is not installed (apt-get install curl)"),
     .timeLimit(.minutes(1)))
   func curlSeesTheFirstEventBeforeTheStreamEnds() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/events"), with: .events(events, every: .seconds(1)))
     let server = try mock.startServer()

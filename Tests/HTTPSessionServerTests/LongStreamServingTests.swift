@@ -19,7 +19,7 @@ import Testing
 
   @Test(.timeLimit(.minutes(1)))
   func aStreamLongerThanSixtySecondsOfTheClockReachesARealClient() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/ticks"), with: ticks(1...12, every: .seconds(10)))
     let server = try mock.startServer()
@@ -41,7 +41,7 @@ import Testing
 
   @Test(.timeLimit(.minutes(1)))
   func anEventSourceClientReadsEventsAsTheClockMovesAndResumesAfterTheStreamEnds() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     // Three events 30 s apart, then the connection drops mid-body.
     let first: [EventStreamStep] = (1...3).flatMap { tick -> [EventStreamStep] in
@@ -79,7 +79,7 @@ import Testing
 
   @Test(.timeLimit(.minutes(1)))
   func aStreamThatDropsIsAChunkedBodyCutShort() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(
       .get("/feed"),
@@ -103,7 +103,7 @@ import Testing
   /// it. `waitForExchanges(count:)` is the hand-off.
   @Test(.timeLimit(.minutes(1)))
   func aClientThatClosesMidStreamIsRecordedAsHavingLeftAfterItsLastEvent() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/ticks"), with: ticks(1...10, every: .seconds(1)))
     let server = try mock.startServer()

@@ -339,7 +339,7 @@ import Testing
   // MARK: - Time and faults
 
   @Test func delayedAnswersAreWrittenWhenTheVirtualClockAdvances() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(30)))
     let server = try mock.startServer()
@@ -387,7 +387,7 @@ import Testing
   }
 
   @Test func aRequestWaitingOnTheClockIsCancelledWhenTheServerStops() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/slow"), with: .text("late").delayed(by: .seconds(30)))
     let server = try mock.startServer()

@@ -52,7 +52,7 @@ import Testing
   }
 
   @Test func aDelayedAnswerIsObservedWhenTheClockReachesIt() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/slow"), with: .text("late", status: 202).delayed(by: .seconds(30)))
     let observed = Shared<[ServedRequest]>([])
@@ -68,7 +68,7 @@ import Testing
   }
 
   @Test func aDribbledAnswerIsObservedAtItsEnd() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/drip"), with: .text("abcd").dribbled(inChunks: 2, over: .seconds(2)))
     let observed = Shared<[ServedRequest]>([])

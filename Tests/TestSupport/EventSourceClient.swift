@@ -38,8 +38,23 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
     var events: [Event] = []
     var requests: [URLRequest] = []
     var ends: [(any Error)?] = []
-    var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    var nextWaiter = 0
     var closed = false
+
+    /// Whether no more events can come: closed, or the last connection allowed has ended.
+    var finished: Bool { closed || !live && !requests.isEmpty }
+    /// Whether a connection is open or about to be.
+    var live = false
+
+    /// The waiters that `events` now satisfies (or all of them, once no more can come), taken
+    /// out.
+    mutating func readyWaiters() -> [CheckedContinuation<Void, Never>] {
+      let done = finished
+      let met = waiters.filter { done || $0.count <= events.count }
+      waiters.removeAll { done || $0.count <= events.count }
+      return met.map(\.continuation)
+    }
   }
 
   private let lock = NSLock()
@@ -67,10 +82,12 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
   /// shared session): the process's shared session must be left for the interception tests,
   /// which install their dispatcher before it is made.
   public func close() {
-    let session = lock.withLock { () -> URLSession? in
+    let (session, waiting) = lock.withLock {
+      () -> (URLSession?, [CheckedContinuation<Void, Never>]) in
       state.closed = true
-      return state.session
+      return (state.session, state.readyWaiters())
     }
+    for continuation in waiting { continuation.resume() }
     session?.getAllTasks { tasks in
       for task in tasks { task.cancel() }
     }
@@ -84,31 +101,58 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
   /// How each connection ended: `nil` for a clean end, else the error.
   public var ends: [(any Error)?] { lock.withLock { state.ends } }
 
-  /// Waits until the client has dispatched `count` events.
+  /// Waits until the client has dispatched `count` events; returns early, with fewer, when no
+  /// more can come (the client was closed, or its last connection ended) or the calling task is
+  /// cancelled (a test's time limit), so that a test whose stream went wrong fails on its
+  /// expectations instead of holding the test process.
   public func waitForEvents(count: Int) async {
-    await withCheckedContinuation { continuation in
-      let ready = lock.withLock { () -> Bool in
-        guard state.events.count < count else { return true }
-        state.waiters.append((count, continuation))
-        return false
+    let id = lock.withLock { () -> Int in
+      state.nextWaiter += 1
+      return state.nextWaiter
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        let ready = lock.withLock { () -> Bool in
+          guard state.events.count < count, !state.finished, !Task.isCancelled else { return true }
+          state.waiters.append((id, count, continuation))
+          return false
+        }
+        if ready { continuation.resume() }
       }
-      if ready { continuation.resume() }
+    } onCancel: {
+      let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+        guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return state.waiters.remove(at: index).continuation
+      }
+      waiter?.resume()
     }
   }
 
-  private func connect() {
-    let (session, request) = lock.withLock { () -> (URLSession?, URLRequest?) in
-      guard !state.closed, state.requests.count < maximumConnections else { return (nil, nil) }
+  /// Connects, if the client is open and has a connection left; `ending` first records the end
+  /// of the connection before, in the same step, so that a waiter never sees the client between
+  /// connections as one that has finished.
+  private func connect(ending: (any Error)?? = nil) {
+    let (session, request, ready) = lock.withLock {
+      () -> (URLSession?, URLRequest?, [CheckedContinuation<Void, Never>]) in
+      if let ending {
+        state.ends.append(ending)
+        state.live = false
+      }
+      guard !state.closed, state.requests.count < maximumConnections else {
+        return (nil, nil, state.readyWaiters())
+      }
       var request = URLRequest(url: url)
       request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
       request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
       if let id = state.lastEventID { request.setValue(id, forHTTPHeaderField: "Last-Event-ID") }
       state.requests.append(request)
+      state.live = true
       state.buffer = []
       state.data = []
       state.type = ""
-      return (state.session, request)
+      return (state.session, request, [])
     }
+    for continuation in ready { continuation.resume() }
     guard let session, let request else { return }
     session.dataTask(with: request).resume()
   }
@@ -129,10 +173,7 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
         if line.last == 13 { line.removeLast() }
         process(String(decoding: line, as: UTF8.self))
       }
-      let dispatched = state.events.count
-      let met = state.waiters.filter { $0.count <= dispatched }
-      state.waiters.removeAll { $0.count <= dispatched }
-      return met.map(\.continuation)
+      return state.readyWaiters()
     }
     for continuation in ready { continuation.resume() }
   }
@@ -167,7 +208,6 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
   public func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
-    lock.withLock { state.ends.append(error) }
-    connect()
+    connect(ending: .some(error))
   }
 }

@@ -189,7 +189,7 @@ import Testing
 @Suite struct BridgedEventSourceTests {
   @Test(.timeLimit(.minutes(1)))
   func anEventSourceClientReadsEventsAsTheClockMovesAndResumesAfterTheStreamEnds() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     // Three events 30 s apart, then the connection drops.
     let first: [EventStreamStep] = (1...3).flatMap { tick -> [EventStreamStep] in

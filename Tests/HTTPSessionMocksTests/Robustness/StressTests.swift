@@ -467,7 +467,7 @@ import Testing
     let threads = 4
     let perThread = 60
     let total = threads * perThread
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(.get("/now/{id}")) { _, parameters in .text(parameters["id"] ?? "?") }
     mock.stub(.get("/later/{id}")) { _, parameters in

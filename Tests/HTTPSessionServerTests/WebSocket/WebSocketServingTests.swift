@@ -286,7 +286,7 @@ struct WebSocketServingTests {
   }
 
   @Test func aWaitStepGoesOnWhenTheTestAdvancesTheVirtualClock() async throws {
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     mock.stub(
       .get("/tick"),
@@ -342,7 +342,7 @@ struct WebSocketServingTests {
   @Test func framesNeverInterleaveWhenTheTestsClockSendsWhileTheClientPings() async throws {
     // The script's messages go out from the test's thread (advancing the clock) while the
     // connection's thread answers the client's pings: each frame must still arrive whole.
-    let clock = VirtualClock()
+    let clock = VirtualClock(stallTimeout: patientStallTimeout)
     let mock = URLSessionMock(clock: clock)
     let big = (0..<40).flatMap { index -> [WebSocketStep] in
       [.wait(.milliseconds(1)), .send(.data(Data(repeating: UInt8(index), count: 70_000)))]

@@ -200,6 +200,7 @@ package enum SharedSessionGate {
 
   /// Whether `URLSession.shared` routes through the dispatcher: asked once, by a probe request.
   static func sharedSessionRoutes() async -> Bool {
+    if let forced = forcedProbeResult { return forced }
     if let known = state.withLock({ $0.routes }) { return known }
     install()
     guard let probe = probeRequest else { return false }
@@ -214,6 +215,7 @@ package enum SharedSessionGate {
 
   /// ``sharedSessionRoutes()``, blocking the calling thread while the probe runs.
   static func sharedSessionRoutesBlocking() -> Bool {
+    if let forced = forcedProbeResult { return forced }
     if let known = state.withLock({ $0.routes }) { return known }
     install()
     guard let probe = probeRequest else { return false }
@@ -229,19 +231,17 @@ package enum SharedSessionGate {
     return routes
   }
 
+  /// What the probe is taken to have found, inside ``withProbeResult(_:_:)``.
+  @TaskLocal private static var forcedProbeResult: Bool?
+
   /// Runs `body` as if the probe had found that `URLSession.shared` does (or does not) route
-  /// through the dispatcher, then forgets it (for the package's tests of the failure, which a
-  /// test process that installed the dispatcher in time cannot otherwise reach). Only for tests
-  /// that hold no scope and run alone.
+  /// through the dispatcher (for the package's tests of the failure, which a test process that
+  /// installed the dispatcher in time cannot otherwise reach). Task-local: the scopes of other
+  /// tests running at the same time still see what the probe really found.
   package static func withProbeResult<Result>(
     _ routes: Bool, _ body: () async throws -> Result
   ) async rethrows -> Result {
-    let saved = state.withLock { state in
-      defer { state.routes = routes }
-      return state.routes
-    }
-    defer { state.withLock { $0.routes = saved } }
-    return try await body()
+    try await $forcedProbeResult.withValue(routes) { try await body() }
   }
 
   private static func answeredByDispatcher(_ response: URLResponse?) -> Bool {
