@@ -7,9 +7,15 @@ import TestSupport
 #endif
 
 /// A real URLSession that talks to sockets, with no cache and a safety timeout.
+///
+/// The timeout is URL loading's idle timer, and many of these requests stay idle until the test
+/// itself acts: it advances the clock that releases the next event, or sends the request that
+/// an admin wait is waiting for. Under the thread sanitizer, with every suite at once on two
+/// cores, a test's task can wait its turn on the cooperative pool for longer than 10 s (one
+/// run timed out three such requests at 10 s), so the timer allows 60 s, URLSession's default.
 func liveSession() -> URLSession {
   let configuration = URLSessionConfiguration.ephemeral
-  configuration.timeoutIntervalForRequest = 10
+  configuration.timeoutIntervalForRequest = 60
   return URLSession(configuration: configuration)
 }
 
