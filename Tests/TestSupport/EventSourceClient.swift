@@ -42,10 +42,9 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
     var nextWaiter = 0
     var closed = false
 
-    /// Whether no more events can come: closed, or the last connection allowed has ended.
-    var finished: Bool { closed || !live && !requests.isEmpty }
-    /// Whether a connection is open or about to be.
-    var live = false
+    /// Whether no more events can come: closed, or every connection made has ended (one that
+    /// ends is replaced, in the same step, while the client has connections left).
+    var finished: Bool { closed || !requests.isEmpty && ends.count == requests.count }
 
     /// The waiters that `events` now satisfies (or all of them, once no more can come), taken
     /// out.
@@ -54,6 +53,21 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
       let met = waiters.filter { done || $0.count <= events.count }
       waiters.removeAll { done || $0.count <= events.count }
       return met.map(\.continuation)
+    }
+
+    /// The request of the next connection to `url`, if the client is open and has made fewer
+    /// than `maximum`: recorded, with the parser's state reset for it.
+    mutating func nextRequest(to url: URL, maximum: Int) -> URLRequest? {
+      guard !closed, requests.count < maximum else { return nil }
+      var request = URLRequest(url: url)
+      request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+      request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+      if let lastEventID { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+      requests.append(request)
+      buffer = []
+      data = []
+      type = ""
+      return request
     }
   }
 
@@ -128,33 +142,11 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
     }
   }
 
-  /// Connects, if the client is open and has a connection left; `ending` first records the end
-  /// of the connection before, in the same step, so that a waiter never sees the client between
-  /// connections as one that has finished.
-  private func connect(ending: (any Error)?? = nil) {
-    let (session, request, ready) = lock.withLock {
-      () -> (URLSession?, URLRequest?, [CheckedContinuation<Void, Never>]) in
-      if let ending {
-        state.ends.append(ending)
-        state.live = false
-      }
-      guard !state.closed, state.requests.count < maximumConnections else {
-        return (nil, nil, state.readyWaiters())
-      }
-      var request = URLRequest(url: url)
-      request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-      request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
-      if let id = state.lastEventID { request.setValue(id, forHTTPHeaderField: "Last-Event-ID") }
-      state.requests.append(request)
-      state.live = true
-      state.buffer = []
-      state.data = []
-      state.type = ""
-      return (state.session, request, [])
+  private func connect() {
+    let (session, request) = lock.withLock {
+      (state.session, state.nextRequest(to: url, maximum: maximumConnections))
     }
-    for continuation in ready { continuation.resume() }
-    guard let session, let request else { return }
-    session.dataTask(with: request).resume()
+    if let session, let request { session.dataTask(with: request).resume() }
   }
 
   /// A piece of the stream: its complete lines are read now.
@@ -208,6 +200,15 @@ public final class EventSourceClient: NSObject, URLSessionDataDelegate, @uncheck
   public func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
-    connect(ending: .some(error))
+    // The end and the next connection in one step, so that a waiter never sees the client
+    // between connections as one that has finished.
+    let (session, request, ready) = lock.withLock {
+      () -> (URLSession?, URLRequest?, [CheckedContinuation<Void, Never>]) in
+      state.ends.append(error)
+      let request = state.nextRequest(to: url, maximum: maximumConnections)
+      return (state.session, request, state.readyWaiters())
+    }
+    for continuation in ready { continuation.resume() }
+    if let session, let request { session.dataTask(with: request).resume() }
   }
 }

@@ -85,11 +85,11 @@ package enum SharedSessionGate {
     /// Whether `URLSession.shared` routes through the dispatcher, once the probe has told.
     var routes: Bool?
     /// Tests waiting for scopes to queue up (``waitUntilWaiting(_:)``).
-    var observers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    var nextObserver = 0
+    var observers: [(id: ObjectIdentifier, count: Int, continuation: RealTimeWait.Continuation)] =
+      []
 
     /// The observers that the queue's length now satisfies, taken out.
-    mutating func satisfiedObservers() -> [CheckedContinuation<Void, Never>] {
+    mutating func satisfiedObservers() -> [RealTimeWait.Continuation] {
       let met = observers.filter { $0.count <= queue.count }
       observers.removeAll { $0.count <= queue.count }
       return met.map(\.continuation)
@@ -283,7 +283,7 @@ package enum SharedSessionGate {
     let token = takeToken()
     let relay = captureContext()
     await withCheckedContinuation { continuation in
-      let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+      let (now, observers) = state.withLock { state -> (Bool, [RealTimeWait.Continuation]) in
         guard state.owner != nil else {
           state.owner = Owner(token: token, relay: relay, levels: [Level(mock: mock)])
           return (true, [])
@@ -303,7 +303,7 @@ package enum SharedSessionGate {
     let token = takeToken()
     let relay = captureContext()
     let turn = DispatchSemaphore(value: 0)
-    let (now, observers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+    let (now, observers) = state.withLock { state -> (Bool, [RealTimeWait.Continuation]) in
       guard state.owner != nil else {
         state.owner = Owner(token: token, relay: relay, levels: [Level(mock: mock)])
         return (true, [])
@@ -345,29 +345,25 @@ package enum SharedSessionGate {
   }
 
   /// Suspends until at least `count` scopes wait for their turn (for the package's tests, which
-  /// check that scopes take turns without sleeping).
-  /// Returns early if the calling task is cancelled (a test's time limit), so that a test whose
-  /// scopes never queue up fails instead of hanging its process.
-  package static func waitUntilWaiting(_ count: Int) async {
-    let id = state.withLock { state -> Int in
-      state.nextObserver += 1
-      return state.nextObserver
-    }
-    await withTaskCancellationHandler {
-      await withCheckedContinuation { continuation in
-        let ready = state.withLock { state -> Bool in
-          guard state.queue.count < count, !Task.isCancelled else { return true }
+  /// check that scopes take turns without sleeping). Returns early, after `timeout` of real time
+  /// or when the calling task is cancelled, so that a test whose scopes never queue up fails on
+  /// its expectations instead of holding its process.
+  package static func waitUntilWaiting(_ count: Int, timeout: Duration = .seconds(60)) async {
+    try? await RealTimeWait.run(
+      timeout: timeout,
+      register: { id, continuation in
+        state.withLock { state in
+          guard state.queue.count < count else { return true }
           state.observers.append((id, count, continuation))
           return false
         }
-        if ready { continuation.resume() }
-      }
-    } onCancel: {
-      let observer = state.withLock { state -> CheckedContinuation<Void, Never>? in
-        guard let index = state.observers.firstIndex(where: { $0.id == id }) else { return nil }
-        return state.observers.remove(at: index).continuation
-      }
-      observer?.resume()
-    }
+      },
+      unregister: { id in
+        state.withLock { state in
+          guard let index = state.observers.firstIndex(where: { $0.id == id }) else { return nil }
+          return state.observers.remove(at: index).continuation
+        }
+      },
+      timedOut: { CancellationError() })
   }
 }
